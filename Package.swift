@@ -1,0 +1,61 @@
+// swift-tools-version: 6.1
+//
+// TVEKit: an open TV Everywhere entitlement client and the security tools around it.
+// See README.md for the two commands (`make demo`, `make test`) and DESIGN notes.
+
+import PackageDescription
+
+let package = Package(
+    name: "tvekit",
+    products: [
+        .library(name: "TVECrypto", targets: ["TVECrypto"]),
+        .executable(name: "tvekit", targets: ["tvekit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System libraries, found through pkg-config. Each has one shim header that wraps the macros and
+        // composite constants Swift cannot import.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .target(
+            name: "TVECrypto",
+            dependencies: ["COpenSSL"]
+        ),
+        .executableTarget(
+            name: "tvekit",
+            dependencies: [
+                "TVECrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "TVECryptoTests",
+            dependencies: ["TVECrypto"]
+        ),
+        .testTarget(
+            name: "CLibXML2Tests",
+            dependencies: ["CLibXML2"]
+        ),
+        .testTarget(
+            name: "tvekitTests",
+            dependencies: ["tvekit", "TVECrypto"]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}

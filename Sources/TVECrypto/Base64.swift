@@ -1,0 +1,166 @@
+import Foundation
+
+/// Standard Base64 (RFC 4648 §4), strict by default.
+///
+/// Strict decoding accepts only the canonical form: length a multiple of four, `=` padding only at the end
+/// and only as much as needed, and zero bits in the unused part of the last symbol. With
+/// ``DecodingOptions/ignoringWhitespace`` it also skips spaces, tabs, CR and LF anywhere (PEM bodies, wrapped
+/// tokens, Base64 pasted from an e-mail); everything else stays strict.
+public enum Base64 {
+    /// Options for ``decode(_:options:)``.
+    public struct DecodingOptions: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Skip ASCII space, tab, CR and LF anywhere in the text.
+        public static let ignoringWhitespace = DecodingOptions(rawValue: 1 << 0)
+    }
+
+    /// Encodes `bytes` as padded standard Base64.
+    /// - Parameter lineLength: when given (a positive multiple of 4, such as 64 or 76), inserts `\n` after every
+    ///   `lineLength` characters (no trailing newline).
+    public static func encode(_ bytes: some DataProtocol, lineLength: Int? = nil) -> String {
+        Base64Codec.encode(bytes, alphabet: Base64Codec.standardAlphabet, padding: true, lineLength: lineLength)
+    }
+
+    /// Decodes standard Base64.
+    /// - Throws: ``TVECryptoError/Code/invalidBase64`` naming the offending position.
+    public static func decode(_ text: some StringProtocol, options: DecodingOptions = []) throws -> [UInt8] {
+        try Base64Codec.decode(Array(text.utf8), url: false, ignoringWhitespace: options.contains(.ignoringWhitespace))
+    }
+
+    /// Decodes standard Base64 from its ASCII bytes.
+    public static func decode(bytes: some Collection<UInt8>, options: DecodingOptions = []) throws -> [UInt8] {
+        try Base64Codec.decode(Array(bytes), url: false, ignoringWhitespace: options.contains(.ignoringWhitespace))
+    }
+}
+
+/// Base64url without padding (RFC 4648 §5, as JOSE uses it, RFC 7515 §2).
+///
+/// Decoding is strict: only the URL-safe alphabet, no `=`, no whitespace, canonical trailing bits.
+public enum Base64URL {
+    /// Encodes `bytes` as unpadded Base64url.
+    public static func encode(_ bytes: some DataProtocol) -> String {
+        Base64Codec.encode(bytes, alphabet: Base64Codec.urlAlphabet, padding: false, lineLength: nil)
+    }
+
+    /// Decodes unpadded Base64url.
+    /// - Throws: ``TVECryptoError/Code/invalidBase64``.
+    public static func decode(_ text: some StringProtocol) throws -> [UInt8] {
+        try Base64Codec.decode(Array(text.utf8), url: true, ignoringWhitespace: false)
+    }
+}
+
+enum Base64Codec {
+    static let standardAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// 0...63 for alphabet symbols, 0xFE for `=`, 0xFD for whitespace, 0xFF for anything else.
+    static let standardTable: [UInt8] = makeTable(standardAlphabet)
+    static let urlTable: [UInt8] = makeTable(urlAlphabet)
+
+    private static func makeTable(_ alphabet: [UInt8]) -> [UInt8] {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, symbol) in alphabet.enumerated() { table[Int(symbol)] = UInt8(value) }
+        table[Int(UInt8(ascii: "="))] = 0xFE
+        for space in [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n")] {
+            table[Int(space)] = 0xFD
+        }
+        return table
+    }
+
+    static func encode(_ input: some DataProtocol, alphabet: [UInt8], padding: Bool, lineLength: Int?) -> String {
+        input.withContiguousBytes { bytes -> String in
+            let count = bytes.count
+            var out: [UInt8] = []
+            out.reserveCapacity((count + 2) / 3 * 4 + (lineLength.map { count / max($0, 1) + 1 } ?? 0))
+            var index = 0
+            while index + 3 <= count {
+                let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                out.append(alphabet[Int(value >> 18 & 63)])
+                out.append(alphabet[Int(value >> 12 & 63)])
+                out.append(alphabet[Int(value >> 6 & 63)])
+                out.append(alphabet[Int(value & 63)])
+                index += 3
+            }
+            let rest = count - index
+            if rest == 1 {
+                let value = UInt32(bytes[index]) << 16
+                out.append(alphabet[Int(value >> 18 & 63)])
+                out.append(alphabet[Int(value >> 12 & 63)])
+                if padding { out.append(UInt8(ascii: "=")); out.append(UInt8(ascii: "=")) }
+            } else if rest == 2 {
+                let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
+                out.append(alphabet[Int(value >> 18 & 63)])
+                out.append(alphabet[Int(value >> 12 & 63)])
+                out.append(alphabet[Int(value >> 6 & 63)])
+                if padding { out.append(UInt8(ascii: "=")) }
+            }
+            if let lineLength, lineLength > 0, out.count > lineLength {
+                var wrapped: [UInt8] = []
+                wrapped.reserveCapacity(out.count + out.count / lineLength)
+                for (offset, symbol) in out.enumerated() {
+                    if offset > 0, offset % lineLength == 0 { wrapped.append(UInt8(ascii: "\n")) }
+                    wrapped.append(symbol)
+                }
+                out = wrapped
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    static func decode(_ text: [UInt8], url: Bool, ignoringWhitespace: Bool) throws -> [UInt8] {
+        let table = url ? urlTable : standardTable
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count / 4 * 3 + 3)
+        var accumulator: UInt32 = 0
+        var symbols = 0          // alphabet symbols seen
+        var padding = 0          // `=` seen
+        for (position, character) in text.enumerated() {
+            let value = table[Int(character)]
+            switch value {
+            case 0xFD:
+                if ignoringWhitespace { continue }
+                throw TVECryptoError.invalidBase64(reason: "whitespace at offset \(position)")
+            case 0xFE:
+                if url { throw TVECryptoError.invalidBase64(reason: "'=' padding at offset \(position) (Base64url takes none)") }
+                padding += 1
+                if padding > 2 { throw TVECryptoError.invalidBase64(reason: "too much '=' padding at offset \(position)") }
+            case 0xFF:
+                throw TVECryptoError.invalidBase64(reason: "byte 0x\(hexString([character])) at offset \(position) is not in the alphabet")
+            default:
+                if padding > 0 { throw TVECryptoError.invalidBase64(reason: "data after '=' padding at offset \(position)") }
+                accumulator = accumulator << 6 | UInt32(value)
+                symbols += 1
+                if symbols % 4 == 0 {
+                    out.append(UInt8(truncatingIfNeeded: accumulator >> 16))
+                    out.append(UInt8(truncatingIfNeeded: accumulator >> 8))
+                    out.append(UInt8(truncatingIfNeeded: accumulator))
+                    accumulator = 0
+                }
+            }
+        }
+        let rest = symbols % 4
+        if url {
+            if rest == 1 { throw TVECryptoError.invalidBase64(reason: "the length leaves a single trailing symbol") }
+        } else {
+            if (symbols + padding) % 4 != 0 {
+                throw TVECryptoError.invalidBase64(reason: "the length \(symbols + padding) is not a multiple of 4")
+            }
+            if padding > 0 && rest == 0 || rest == 1 || (rest == 2 && padding != 2) || (rest == 3 && padding != 1) {
+                throw TVECryptoError.invalidBase64(reason: "the '=' padding does not match the length")
+            }
+        }
+        switch rest {
+        case 2:
+            guard accumulator & 0x0F == 0 else { throw TVECryptoError.invalidBase64(reason: "non-zero bits after the last byte") }
+            out.append(UInt8(truncatingIfNeeded: accumulator >> 4))
+        case 3:
+            guard accumulator & 0x03 == 0 else { throw TVECryptoError.invalidBase64(reason: "non-zero bits after the last byte") }
+            out.append(UInt8(truncatingIfNeeded: accumulator >> 10))
+            out.append(UInt8(truncatingIfNeeded: accumulator >> 2))
+        default:
+            break
+        }
+        return out
+    }
+}

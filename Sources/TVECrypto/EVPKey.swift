@@ -1,0 +1,158 @@
+internal import COpenSSL
+import Foundation
+import Synchronization
+
+/// Owns one `EVP_PKEY` and a small pool of initialised operation contexts for it.
+///
+/// OpenSSL 3 makes each `EVP_PKEY_*_init` fetch the algorithm implementation from the provider; a context that
+/// was initialised once can run the same operation again and again. The pool keeps such contexts, keyed by
+/// operation and parameters, and lends each to one caller at a time, so the hot paths (verify, sign, decrypt)
+/// skip the fetch and the allocation after the first call on each thread.
+final class EVPKey: @unchecked Sendable {
+    // Sendable: the EVP_PKEY is immutable after construction and its reference count is atomic; contexts
+    // in the pool are only touched under `pool`'s lock or by the single caller that borrowed them.
+    let pointer: OpaquePointer
+    let bits: Int
+    let byteCount: Int
+
+    enum Operation: Hashable {
+        case verify(HashFunction)
+        case sign(HashFunction)
+        case decryptPKCS1
+        case decryptOAEP(HashFunction, HashFunction)
+        case encryptPKCS1
+        case encryptOAEP(HashFunction, HashFunction)
+    }
+
+    private struct Context: @unchecked Sendable {
+        // Sendable: a context in the pool belongs to nobody until it is taken out under the lock.
+        let pointer: OpaquePointer
+    }
+
+    /// The most idle contexts kept per operation (more than the threads that usually share one key).
+    private static let poolLimit = 16
+    private let pool = Mutex<[Operation: [Context]]>([:])
+
+    /// Takes ownership of `pointer` (one reference).
+    init(taking pointer: OpaquePointer) {
+        self.pointer = pointer
+        bits = Int(EVP_PKEY_get_bits(pointer))
+        byteCount = Int(EVP_PKEY_get_size(pointer))
+    }
+
+    deinit {
+        let contexts = pool.withLock { pool in
+            let all = pool.values.flatMap { $0 }
+            pool.removeAll()
+            return all
+        }
+        for context in contexts { EVP_PKEY_CTX_free(context.pointer) }
+        EVP_PKEY_free(pointer)
+    }
+
+    /// Runs `body` with an initialised context for `operation` and a label-free parameter set, then returns the
+    /// context to the pool. A context whose operation failed is freed rather than reused.
+    func withContext<R>(for operation: Operation, label: [UInt8] = [], _ body: (OpaquePointer) throws -> R) throws -> R {
+        let poolable = label.isEmpty
+        let reused: Context? = poolable ? pool.withLock { $0[operation]?.popLast() } : nil
+        let context: OpaquePointer
+        if let reused {
+            context = reused.pointer
+        } else {
+            context = try makeContext(for: operation, label: label)
+        }
+        do {
+            let result = try body(context)
+            if poolable {
+                let kept = pool.withLock { pool -> Bool in
+                    var list = pool[operation, default: []]
+                    guard list.count < Self.poolLimit else { return false }
+                    list.append(Context(pointer: context))
+                    pool[operation] = list
+                    return true
+                }
+                if !kept { EVP_PKEY_CTX_free(context) }
+            } else {
+                EVP_PKEY_CTX_free(context)
+            }
+            return result
+        } catch {
+            EVP_PKEY_CTX_free(context)
+            throw error
+        }
+    }
+
+    private func makeContext(for operation: Operation, label: [UInt8]) throws -> OpaquePointer {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else {
+            throw TVECryptoError.openSSLFailure(reason: "EVP_PKEY_CTX_new_from_pkey failed")
+        }
+        var ok: Bool
+        switch operation {
+        case .verify(let hash):
+            ok = EVP_PKEY_verify_init(context) == 1
+                && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+                && EVP_PKEY_CTX_set_signature_md(context, hash.evpMD) == 1
+        case .sign(let hash):
+            ok = EVP_PKEY_sign_init(context) == 1
+                && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+                && EVP_PKEY_CTX_set_signature_md(context, hash.evpMD) == 1
+        case .decryptPKCS1:
+            ok = EVP_PKEY_decrypt_init(context) == 1
+                && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+                && copenssl_rsa_disable_implicit_rejection(context) == 1
+        case .encryptPKCS1:
+            ok = EVP_PKEY_encrypt_init(context) == 1
+                && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+        case .decryptOAEP(let hash, let mgf1), .encryptOAEP(let hash, let mgf1):
+            if case .decryptOAEP = operation {
+                ok = EVP_PKEY_decrypt_init(context) == 1
+            } else {
+                ok = EVP_PKEY_encrypt_init(context) == 1
+            }
+            ok = ok
+                && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_OAEP_PADDING) == 1
+                && EVP_PKEY_CTX_set_rsa_oaep_md(context, hash.evpMD) == 1
+                && EVP_PKEY_CTX_set_rsa_mgf1_md(context, mgf1.evpMD) == 1
+            if ok, !label.isEmpty {
+                ok = label.withUnsafeBufferPointer { copenssl_rsa_set_oaep_label(context, $0.baseAddress, $0.count) == 1 }
+            }
+        }
+        guard ok else {
+            EVP_PKEY_CTX_free(context)
+            throw TVECryptoError.openSSLFailure(reason: "could not set up an RSA context for \(operation)")
+        }
+        return context
+    }
+
+    /// Takes a new reference to the same `EVP_PKEY`.
+    static func retaining(_ pointer: OpaquePointer) -> EVPKey {
+        EVP_PKEY_up_ref(pointer)
+        return EVPKey(taking: pointer)
+    }
+}
+
+/// Owns one `BIO` for the length of a call.
+final class BIOBox {
+    let pointer: OpaquePointer
+    /// A read-only memory BIO over `bytes`, which must outlive the box.
+    init(reading bytes: UnsafeRawBufferPointer) throws {
+        guard let pointer = BIO_new_mem_buf(bytes.baseAddress ?? UnsafeRawPointer(emptyBytePointer), Int32(bytes.count)) else {
+            throw TVECryptoError.openSSLFailure(reason: "BIO_new_mem_buf failed")
+        }
+        self.pointer = pointer
+    }
+    /// An empty, growable memory BIO.
+    init() throws {
+        guard let pointer = BIO_new(BIO_s_mem()) else { throw TVECryptoError.openSSLFailure(reason: "BIO_new failed") }
+        self.pointer = pointer
+    }
+    /// The bytes written so far.
+    var contents: [UInt8] {
+        var data: UnsafeMutablePointer<CChar>? = nil
+        let length = copenssl_BIO_get_mem_data(pointer, &data)
+        guard let data, length > 0 else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: data, count: length))
+    }
+    var string: String { String(decoding: contents, as: UTF8.self) }
+    deinit { BIO_free(pointer) }
+}

@@ -1,0 +1,101 @@
+internal import COpenSSL
+import Foundation
+
+/// Size limits and policy shared by every key loader.
+enum RSAKeyPolicy {
+    /// The smallest modulus accepted by the safe initialisers.
+    static let minimumBits = 2048
+    /// The smallest modulus accepted even by the `unsafe` initialisers.
+    static let minimumUnsafeBits = 512
+    /// The largest modulus accepted (OpenSSL's own limit for RSA public operations).
+    static let maximumBits = 16384
+    /// The largest encoded key accepted (a PEM 16384-bit private key is about 12.5 KB).
+    static let maximumEncodedKeyBytes = 64 * 1024
+
+    /// Checks that `key` is RSA and of an allowed size; frees nothing.
+    static func check(_ key: OpaquePointer, allowingSmallKeys: Bool) throws {
+        guard EVP_PKEY_is_a(key, "RSA") == 1 else {
+            let name = EVP_PKEY_get0_type_name(key).map { String(cString: $0) } ?? "unknown"
+            throw TVECryptoError.unsupportedKeyType(reason: "the key is \(name), not RSA")
+        }
+        let bits = Int(EVP_PKEY_get_bits(key))
+        let minimum = allowingSmallKeys ? minimumUnsafeBits : minimumBits
+        if bits < minimum {
+            throw TVECryptoError.keyTooSmall(reason: "the RSA key has \(bits) bits; at least \(minimum) are required"
+                + (allowingSmallKeys ? "" : " (use an unsafe initialiser to accept smaller keys)"))
+        }
+        if bits > maximumBits {
+            throw TVECryptoError.keyTooLarge(reason: "the RSA key has \(bits) bits; at most \(maximumBits) are accepted")
+        }
+    }
+
+    /// Runs a `d2i_*` function over all of `der` and returns its result only if it consumed every byte.
+    static func decodeDER(_ der: UnsafeRawBufferPointer,
+                          _ decoder: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?,
+                          free: (OpaquePointer) -> Void) -> OpaquePointer? {
+        guard der.count > 0 else { return nil }
+        var cursor: UnsafePointer<UInt8>? = der.bytePointer
+        guard let object = decoder(&cursor, der.count) else { return nil }
+        guard let end = cursor, end == der.bytePointer + der.count else {
+            free(object)
+            return nil
+        }
+        return object
+    }
+
+    /// Decodes an RSA public key from DER: SubjectPublicKeyInfo first, then PKCS#1 `RSAPublicKey`.
+    static func decodePublicDER(_ der: UnsafeRawBufferPointer) -> OpaquePointer? {
+        if let key = decodeDER(der, { d2i_PUBKEY(nil, $0, $1) }, free: { EVP_PKEY_free($0) }) {
+            return key
+        }
+        ERR_clear_error()
+        if let key = decodeDER(der, { d2i_PublicKey(EVP_PKEY_RSA, nil, $0, $1) }, free: { EVP_PKEY_free($0) }) {
+            return key
+        }
+        ERR_clear_error()
+        return nil
+    }
+
+    /// Decodes a private key (PKCS#8, encrypted PKCS#8, PKCS#1, legacy-encrypted PEM) with OpenSSL's decoder.
+    /// - Parameters:
+    ///   - inputType: `"PEM"` or `"DER"`.
+    ///   - encrypted: whether the caller found the input to be encrypted (for the error code).
+    static func decodePrivate(_ bytes: UnsafeRawBufferPointer, inputType: String, passphrase: SecureBytes?,
+                              encrypted: Bool) throws -> OpaquePointer {
+        var key: OpaquePointer? = nil
+        guard let decoder = OSSL_DECODER_CTX_new_for_pkey(&key, inputType, nil, nil, copenssl_EVP_PKEY_KEYPAIR, nil, nil) else {
+            throw TVECryptoError.openSSLFailure(reason: "OSSL_DECODER_CTX_new_for_pkey failed")
+        }
+        defer { OSSL_DECODER_CTX_free(decoder) }
+        if let passphrase {
+            let set = passphrase.withUnsafeBytes { OSSL_DECODER_CTX_set_passphrase(decoder, $0.bytePointer, $0.count) }
+            guard set == 1 else { throw TVECryptoError.openSSLFailure(reason: "OSSL_DECODER_CTX_set_passphrase failed") }
+        } else {
+            guard copenssl_decoder_refuse_passphrase(decoder) == 1 else {
+                throw TVECryptoError.openSSLFailure(reason: "could not set the passphrase callback")
+            }
+        }
+        var cursor: UnsafePointer<UInt8>? = bytes.bytePointer
+        var remaining = bytes.count
+        let decoded = OSSL_DECODER_from_data(decoder, &cursor, &remaining) == 1
+        guard decoded, let key else {
+            if let key { EVP_PKEY_free(key) }
+            if encrypted {
+                if passphrase == nil { throw TVECryptoError.passphraseRequired(reason: "the private key is encrypted; give its passphrase") }
+                throw TVECryptoError.wrongPassword(reason: "the passphrase does not decrypt the private key")
+            }
+            throw TVECryptoError.malformedKey(reason: "the \(inputType) data is not a private key (PKCS#8 or PKCS#1)")
+        }
+        ERR_clear_error()
+        return key
+    }
+
+    /// Whether DER bytes are an `EncryptedPrivateKeyInfo` (PKCS#8 §6).
+    static func isEncryptedPKCS8(_ der: UnsafeRawBufferPointer) -> Bool {
+        let sig = decodeDER(der, { d2i_X509_SIG(nil, $0, $1) }, free: { X509_SIG_free($0) })
+        ERR_clear_error()
+        guard let sig else { return false }
+        X509_SIG_free(sig)
+        return true
+    }
+}

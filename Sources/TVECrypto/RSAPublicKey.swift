@@ -1,0 +1,205 @@
+internal import COpenSSL
+import Foundation
+
+/// An RSA public key, parsed once and kept as an OpenSSL `EVP_PKEY`.
+///
+/// Load keys once and reuse the value: parsing costs far more than a verification (OpenSSL 3's decoders make
+/// a per-call parse 10 to 25 times slower than the verify itself). One value is safe to use from many threads
+/// and tasks at once; each call borrows an initialised OpenSSL context from a small per-key pool.
+///
+/// Keys under 2048 bits are refused with ``TVECryptoError/Code/keyTooSmall`` unless you load them through an
+/// `unsafe` initialiser; keys over 16384 bits are refused always.
+public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
+    let backing: EVPKey
+    /// The SubjectPublicKeyInfo DER encoding (RFC 5280 §4.1.2.7).
+    public let derRepresentation: [UInt8]
+
+    init(backing: EVPKey, allowingSmallKeys: Bool) throws {
+        try RSAKeyPolicy.check(backing.pointer, allowingSmallKeys: allowingSmallKeys)
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        let length = i2d_PUBKEY(backing.pointer, &output)
+        guard length > 0, let output else { throw TVECryptoError.openSSLFailure(reason: "i2d_PUBKEY failed") }
+        derRepresentation = [UInt8](UnsafeBufferPointer(start: output, count: Int(length)))
+        copenssl_OPENSSL_free(output)
+        self.backing = backing
+    }
+
+    /// Loads a PEM public key: `PUBLIC KEY` (SubjectPublicKeyInfo) or `RSA PUBLIC KEY` (PKCS#1).
+    /// - Throws: ``TVECryptoError/Code/malformedKey``, ``TVECryptoError/Code/unsupportedKeyType``,
+    ///   ``TVECryptoError/Code/keyTooSmall``, ``TVECryptoError/Code/keyTooLarge``, size errors.
+    public init(pemRepresentation: String) throws {
+        try self.init(pem: Array(pemRepresentation.utf8), allowingSmallKeys: false, certificates: false)
+    }
+
+    /// Loads a DER public key: SubjectPublicKeyInfo or PKCS#1 `RSAPublicKey`. Trailing bytes are an error.
+    public init(derRepresentation: some DataProtocol) throws {
+        try self.init(der: derRepresentation, allowingSmallKeys: false)
+    }
+
+    /// Like ``init(pemRepresentation:)`` but accepts keys from 512 bits up.
+    /// - Warning: keys under 2048 bits can be factored by well-funded attackers; use this only for legacy data
+    ///   and tests.
+    public init(unsafePEMRepresentation pem: String) throws {
+        try self.init(pem: Array(pem.utf8), allowingSmallKeys: true, certificates: false)
+    }
+
+    /// Like ``init(derRepresentation:)`` but accepts keys from 512 bits up.
+    /// - Warning: see ``init(unsafePEMRepresentation:)``.
+    public init(unsafeDERRepresentation der: some DataProtocol) throws {
+        try self.init(der: der, allowingSmallKeys: true)
+    }
+
+    /// The public key of an X.509 certificate.
+    public init(certificate: X509Certificate) throws {
+        guard let key = X509_get0_pubkey(certificate.backing.pointer) else {
+            throw TVECryptoError.malformedCertificate(reason: "the certificate's public key cannot be decoded")
+        }
+        try self.init(backing: EVPKey.retaining(key), allowingSmallKeys: false)
+    }
+
+    /// Loads whatever a key file may hold: a PEM or DER public key (SubjectPublicKeyInfo or PKCS#1) or an
+    /// X.509 certificate (PEM or DER), whose key is taken. This is what `tvekit signature verify` reads.
+    public init(encodedKeyOrCertificate bytes: some DataProtocol) throws {
+        try checkInputSize(bytes.count, limit: X509Certificate.maximumEncodedBytes, what: "public key or certificate")
+        if PEMBlock.looksLikePEM(bytes) {
+            try self.init(pem: [UInt8](bytes), allowingSmallKeys: false, certificates: true)
+            return
+        }
+        if let key = try? RSAPublicKey(der: bytes, allowingSmallKeys: false) {
+            self = key
+            return
+        }
+        do {
+            let certificate = try X509Certificate(derRepresentation: bytes)
+            try self.init(certificate: certificate)
+        } catch let error as TVECryptoError where error.code == .malformedCertificate {
+            throw TVECryptoError.malformedKey(reason: "the bytes are neither a public key nor a certificate, in PEM or DER")
+        }
+    }
+
+    private init(der: some DataProtocol, allowingSmallKeys: Bool) throws {
+        try checkInputSize(der.count, limit: RSAKeyPolicy.maximumEncodedKeyBytes, what: "DER public key")
+        guard let key = der.withContiguousBytes({ RSAKeyPolicy.decodePublicDER($0) }) else {
+            throw TVECryptoError.malformedKey(reason: "the DER data is not a SubjectPublicKeyInfo or PKCS#1 RSAPublicKey")
+        }
+        try self.init(backing: EVPKey(taking: key), allowingSmallKeys: allowingSmallKeys)
+    }
+
+    private init(pem: [UInt8], allowingSmallKeys: Bool, certificates: Bool) throws {
+        try checkInputSize(pem.count, limit: certificates ? X509Certificate.maximumEncodedBytes : RSAKeyPolicy.maximumEncodedKeyBytes,
+                           what: "PEM public key")
+        let blocks: [PEMBlock]
+        switch PEMBlock.parseAll(pem) {
+        case .success(let parsed): blocks = parsed
+        case .failure(let error): throw TVECryptoError.malformedKey(reason: error.reason)
+        }
+        let accepted = ["PUBLIC KEY", "RSA PUBLIC KEY"] + (certificates ? ["CERTIFICATE"] : [])
+        guard let block = blocks.first(where: { accepted.contains($0.label) }) else {
+            let found = blocks.map(\.label)
+            if found.contains(where: { $0.contains("PRIVATE KEY") }) {
+                throw TVECryptoError.malformedKey(reason: "the PEM holds a private key where a public key was expected")
+            }
+            throw TVECryptoError.malformedKey(reason: found.isEmpty ? "no PEM block found"
+                : "no public key block; found \(found.joined(separator: ", "))")
+        }
+        if block.label == "CERTIFICATE" {
+            try self.init(certificate: X509Certificate(derRepresentation: block.der))
+            return
+        }
+        try self.init(der: block.der, allowingSmallKeys: allowingSmallKeys)
+    }
+
+    /// The modulus length in bits.
+    public var keySizeInBits: Int { backing.bits }
+
+    /// The PEM encoding (`-----BEGIN PUBLIC KEY-----`, SubjectPublicKeyInfo).
+    public var pemRepresentation: String {
+        "-----BEGIN PUBLIC KEY-----\n" + Base64.encode(derRepresentation, lineLength: 64) + "\n-----END PUBLIC KEY-----\n"
+    }
+
+    /// The SHA-256 digest of ``derRepresentation``, as hexadecimal text (a key identifier for logs).
+    public var sha256Fingerprint: String {
+        hexString((try? HashFunction.sha256.hash(derRepresentation)) ?? [])
+    }
+
+    public var description: String { "RSAPublicKey(\(keySizeInBits) bits, sha256 \(sha256Fingerprint.prefix(16)))" }
+
+    public static func == (lhs: RSAPublicKey, rhs: RSAPublicKey) -> Bool { lhs.derRepresentation == rhs.derRepresentation }
+    public func hash(into hasher: inout Hasher) { hasher.combine(derRepresentation) }
+
+    // MARK: Signatures
+
+    /// Returns whether `signature` is a valid signature of `message` under this key.
+    ///
+    /// The signature must be exactly as long as the modulus (RFC 8017 §8.2.2 step 1). The encoded
+    /// `DigestInfo` is compared in full, so BER variants, trailing garbage and wrong hashes are rejected.
+    /// - Parameters:
+    ///   - signature: the raw signature bytes (decode Base64 first).
+    ///   - message: the signed bytes; they are hashed here.
+    ///   - padding: the scheme and hash; ``RSASignaturePadding/pkcs1v15SHA256`` by default.
+    /// - Returns: `true` only for a valid signature. Never throws: any failure is `false`.
+    public func isValidSignature(_ signature: some DataProtocol, for message: some DataProtocol,
+                                 padding: RSASignaturePadding = .pkcs1v15SHA256) -> Bool {
+        guard signature.count == backing.byteCount else { return false }
+        let hash = padding.hash
+        return message.withContiguousBytes { messageBytes in
+            signature.withContiguousBytes { signatureBytes in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digest -> Bool in
+                    guard let digestPointer = digest.baseAddress,
+                          (try? hash.digestInto(messageBytes, digestPointer)) != nil
+                    else { return false }
+                    let result = try? backing.withContext(for: .verify(hash)) { context in
+                        EVP_PKEY_verify(context, signatureBytes.bytePointer, signatureBytes.count, digestPointer, hash.digestByteCount)
+                    }
+                    guard result == 1 else {
+                        ERR_clear_error()
+                        return false
+                    }
+                    return true
+                }
+            }
+        }
+    }
+
+    // MARK: Encryption
+
+    /// Encrypts `plaintext` to this key.
+    /// - Throws: ``TVECryptoError/Code/invalidParameter`` when the plaintext is longer than the padding allows
+    ///   (modulus bytes minus 11 for PKCS#1 v1.5, minus 2·hLen+2 for OAEP).
+    public func encrypt(_ plaintext: some DataProtocol, padding: RSAEncryptionPadding) throws -> [UInt8] {
+        let limit = backing.byteCount - padding.overhead
+        guard plaintext.count <= limit else {
+            throw TVECryptoError.invalidParameter(reason: "the plaintext is \(plaintext.count) bytes; \(padding) with this key takes at most \(limit)")
+        }
+        var output = [UInt8](repeating: 0, count: backing.byteCount)
+        var length = output.count
+        let ok = try plaintext.withContiguousBytes { input in
+            try backing.withContext(for: padding.operation(decrypt: false), label: padding.label) { context in
+                output.withUnsafeMutableBufferPointer {
+                    EVP_PKEY_encrypt(context, $0.baseAddress, &length, input.bytePointer, input.count) == 1
+                }
+            }
+        }
+        guard ok, length == backing.byteCount else { throw TVECryptoError.encryptionFailed(reason: "RSA encryption failed") }
+        return output
+    }
+
+    /// Encrypts any amount of data as concatenated RSAES-PKCS1-v1_5 blocks, each exactly the modulus size, as
+    /// Adobe Pass user metadata does (formats.md §2). Each block holds up to modulus bytes − 11 of plaintext.
+    /// - Warning: PKCS#1 v1.5 encryption is legacy; see ``RSAEncryptionPadding/_weakAndInsecurePKCS1v15``.
+    public func encryptPKCS1v15Blocks(_ plaintext: some DataProtocol) throws -> [UInt8] {
+        guard plaintext.count <= RSAPrivateKey.maximumBlockCiphertextBytes / 2 else {
+            throw TVECryptoError.inputTooLarge(reason: "the plaintext is over \(RSAPrivateKey.maximumBlockCiphertextBytes / 2) bytes")
+        }
+        let chunk = backing.byteCount - 11
+        let bytes = [UInt8](plaintext)
+        var output: [UInt8] = []
+        var start = 0
+        repeat {
+            let end = min(start + chunk, bytes.count)
+            output += try encrypt(bytes[start..<end], padding: ._weakAndInsecurePKCS1v15)
+            start = end
+        } while start < bytes.count
+        return output
+    }
+}
