@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import TVECrypto
+
+struct SignatureCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signature",
+        abstract: "Sign and verify RSASSA-PKCS1-v1_5 signatures (SHA-256 by default).",
+        subcommands: [Verify.self, Sign.self]
+    )
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Verify a signature: prints 'valid' (exit 0) or 'invalid' (exit 1).",
+            discussion: "The key file may be a PEM or DER public key (SubjectPublicKeyInfo or PKCS#1) or an X.509 certificate. Whitespace inside the Base64 signature is ignored."
+        )
+
+        @Option(name: .long, help: "The public key or certificate file (PEM or DER).")
+        var publicKey: String
+
+        @Option(name: .customLong("signature-base64"), help: "The signature, standard Base64.")
+        var signatureBase64: String
+
+        @Option(name: .customLong("in"), help: "The file whose bytes were signed.")
+        var input: String
+
+        @Option(name: .long, help: "The hash: sha256, sha384 or sha512.")
+        var hash = "sha256"
+
+        func run() async throws {
+            let padding = try Input.hash(hash)
+            let key = try RSAPublicKey(encodedKeyOrCertificate: Input.read(publicKey, what: "public key"))
+            let message = try Input.read(input, what: "input")
+            let signature: [UInt8]
+            do {
+                signature = try Base64.decode(signatureBase64, options: .ignoringWhitespace)
+            } catch let error as TVECryptoError {
+                throw CLIError(message: "the signature is not valid Base64: \(error.reason)")
+            }
+            if key.isValidSignature(signature, for: message, padding: padding) {
+                print("valid")
+            } else {
+                print("invalid")
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    struct Sign: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign a file and print the Base64 signature.",
+            discussion: "Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with --password-env. Secrets are read from environment variables, never from the command line."
+        )
+
+        @Option(name: .long, help: "A private key file (PEM or DER, PKCS#8 or PKCS#1).")
+        var privateKey: String?
+
+        @Option(name: .customLong("passphrase-env"), help: "The environment variable holding the private key's passphrase.")
+        var passphraseEnvironment: String?
+
+        @Option(name: .long, help: "A PKCS#12 file holding the key.")
+        var p12: String?
+
+        @Option(name: .customLong("password-env"), help: "The environment variable holding the PKCS#12 password.")
+        var passwordEnvironment: String?
+
+        @Option(name: .customLong("in"), help: "The file to sign.")
+        var input: String
+
+        @Option(name: .long, help: "The hash: sha256, sha384 or sha512.")
+        var hash = "sha256"
+
+        @Flag(name: .long, help: "Wrap the Base64 output at 76 columns.")
+        var wrap = false
+
+        func validate() throws {
+            if (privateKey == nil) == (p12 == nil) {
+                throw ValidationError("give exactly one of --private-key and --p12")
+            }
+            if p12 != nil, passwordEnvironment == nil {
+                throw ValidationError("--p12 needs --password-env VAR")
+            }
+        }
+
+        func run() async throws {
+            let padding = try Input.hash(hash)
+            let key: RSAPrivateKey
+            if let p12 {
+                let password = try Input.secret(fromEnvironment: passwordEnvironment) ?? ""
+                key = try PKCS12Bundle(derRepresentation: Input.read(p12, what: "PKCS#12"), password: password).privateKey
+            } else if let privateKey {
+                let passphrase = try Input.secret(fromEnvironment: passphraseEnvironment)
+                key = try RSAPrivateKey(encoded: Input.read(privateKey, what: "private key"), passphrase: passphrase)
+            } else {
+                throw CLIError(message: "give exactly one of --private-key and --p12")
+            }
+            let signature = try key.signature(for: Input.read(input, what: "input"), padding: padding)
+            print(Base64.encode(signature, lineLength: wrap ? 76 : nil))
+        }
+    }
+}

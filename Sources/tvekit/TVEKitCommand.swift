@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import TVECrypto
+
+/// `tvekit`: the command-line face of TVEKit. Every command is a thin shell over the libraries.
+///
+/// Exit codes: 0 success (and `valid`), 1 a negative answer (`invalid`), 2 malformed input or a usage error.
+@main
+struct TVEKitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tvekit",
+        abstract: "TV Everywhere entitlement tools: signatures, keys and speed.",
+        discussion: "Exit status: 0 on success or a valid signature, 1 for an invalid signature, 2 for malformed input or a usage error.",
+        subcommands: [SignatureCommand.self, KeyCommand.self, SpeedCommand.self]
+    )
+
+    /// Parses and runs, mapping every failure to the documented exit codes.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                // --help, --version: ArgumentParser's clean exits.
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            var message = fullMessage(for: error)
+            if let cryptoError = error as? TVECryptoError {
+                message = "error: \(cryptoError.reason) [\(cryptoError.code)]"
+            } else if let cliError = error as? CLIError {
+                message = "error: \(cliError.message)"
+            }
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
+}
+
+/// A usage or input problem found by the CLI itself (exit status 2).
+struct CLIError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+enum Input {
+    /// The largest file any command reads, 64 MiB.
+    static let maximumFileBytes = 64 << 20
+
+    static func read(_ path: String, what: String) throws -> [UInt8] {
+        let url = URL(fileURLWithPath: path)
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard let attributes else { throw CLIError(message: "cannot read the \(what) file '\(path)'") }
+        if let size = attributes[.size] as? Int, size > maximumFileBytes {
+            throw CLIError(message: "the \(what) file '\(path)' is \(size) bytes; the limit is \(maximumFileBytes)")
+        }
+        guard let data = try? Data(contentsOf: url) else { throw CLIError(message: "cannot read the \(what) file '\(path)'") }
+        return [UInt8](data)
+    }
+
+    /// Reads a secret from an environment variable (never from the command line, where `ps` would show it).
+    static func secret(fromEnvironment name: String?) throws -> String? {
+        guard let name else { return nil }
+        guard let value = ProcessInfo.processInfo.environment[name] else {
+            throw CLIError(message: "the environment variable \(name) is not set")
+        }
+        return value
+    }
+
+    static func hash(_ name: String) throws -> RSASignaturePadding {
+        guard let hash = HashFunction(name: name) else { throw CLIError(message: "unknown hash '\(name)'; use sha256, sha384 or sha512") }
+        return try RSASignaturePadding.pkcs1v15(hash)
+    }
+}
+
+enum Output {
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func progress(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
