@@ -48,7 +48,7 @@ let package = Package(
         ),
         .testTarget(
             name: "tvekitTests",
-            dependencies: ["tvekit", "TVECrypto"]
+            dependencies: ["tvekit"]
         ),
     ]
 )

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import TVECrypto
+
+@Suite("RSA signatures and encryption")
+struct RSAOperationTests {
+    static let key: RSAPrivateKey = {
+        // The committed fixture key: loading is deterministic and fast.
+        let pem = (try? Fixture.text("leaf.pkcs8.pem")) ?? ""
+        return (try? RSAPrivateKey(pemRepresentation: pem)) ?? (try? RSAPrivateKey()).unsafelyUnwrapped
+    }()
+    static let otherKey: RSAPrivateKey = {
+        let pem = (try? Fixture.text("rsa2048.pkcs8.pem")) ?? ""
+        return (try? RSAPrivateKey(pemRepresentation: pem)) ?? (try? RSAPrivateKey()).unsafelyUnwrapped
+    }()
+    static let message = Array("<shortAuthorizationToken>...</shortAuthorizationToken>".utf8)
+
+    @Test("sign then verify", arguments: [RSASignaturePadding.pkcs1v15SHA256, .pkcs1v15SHA384, .pkcs1v15SHA512, .pkcs1v15SHA224])
+    func signVerify(padding: RSASignaturePadding) throws {
+        let signature = try Self.key.signature(for: Self.message, padding: padding)
+        #expect(signature.count == 256)
+        #expect(Self.key.publicKey.isValidSignature(signature, for: Self.message, padding: padding))
+        #expect(!Self.otherKey.publicKey.isValidSignature(signature, for: Self.message, padding: padding))
+        #expect(!Self.key.publicKey.isValidSignature(signature, for: Self.message + [0], padding: padding))
+    }
+
+    @Test("a signature with another hash does not verify")
+    func hashConfusionIsRejected() throws {
+        let signature = try Self.key.signature(for: Self.message, padding: .pkcs1v15SHA384)
+        #expect(!Self.key.publicKey.isValidSignature(signature, for: Self.message, padding: .pkcs1v15SHA256))
+    }
+
+    @Test("rejectsFlippedBit: one flipped bit anywhere in the signature fails", arguments: [0, 1, 31, 128, 254, 255])
+    func rejectsFlippedBit(at index: Int) throws {
+        var signature = try Self.key.signature(for: Self.message)
+        signature[index] ^= 0x80
+        #expect(!Self.key.publicKey.isValidSignature(signature, for: Self.message))
+    }
+
+    @Test("signatures of the wrong length fail without throwing")
+    func wrongLengthSignatures() throws {
+        let signature = try Self.key.signature(for: Self.message)
+        for candidate in [[], [0] + signature, signature + [0], Array(signature.dropFirst()), [UInt8](repeating: 0, count: 256)] {
+            #expect(!Self.key.publicKey.isValidSignature(candidate, for: Self.message))
+        }
+    }
+
+    @Test("SHA-1 signatures are refused")
+    func sha1SignaturesAreRefused() {
+        #expect(cryptoError { _ = try RSASignaturePadding.pkcs1v15(.sha1) }?.code == .unsupportedAlgorithm)
+    }
+
+    @Test("encrypt then decrypt", arguments: [
+        RSAEncryptionPadding.oaepSHA256, .oaepSHA1, ._weakAndInsecurePKCS1v15,
+        .oaep(hash: .sha256, mgf1Hash: .sha1, label: Array("label".utf8)),
+    ])
+    func encryptDecrypt(padding: RSAEncryptionPadding) throws {
+        let plaintext = Array("12345".utf8)
+        let ciphertext = try Self.key.publicKey.encrypt(plaintext, padding: padding)
+        #expect(ciphertext.count == 256)
+        #expect([UInt8](try Self.key.decrypt(ciphertext, padding: padding)) == plaintext)
+    }
+
+    @Test("a plaintext too long for the key is invalidParameter")
+    func plaintextTooLong() {
+        let error = cryptoError { _ = try Self.key.publicKey.encrypt([UInt8](repeating: 1, count: 246), padding: ._weakAndInsecurePKCS1v15) }
+        #expect(error?.code == .invalidParameter)
+    }
+
+    @Test("wrongKeyDecryptionIsAnError: PKCS#1 v1.5 and OAEP with the wrong key never yield a plaintext",
+          arguments: [RSAEncryptionPadding._weakAndInsecurePKCS1v15, .oaepSHA256, .oaepSHA1])
+    func wrongKeyDecryptionIsAnError(padding: RSAEncryptionPadding) throws {
+        for _ in 0..<20 {
+            let ciphertext = try Self.key.publicKey.encrypt(try SecureRandom.bytes(count: 16), padding: padding)
+            let error = cryptoError { _ = try Self.otherKey.decrypt(ciphertext, padding: padding) }
+            #expect(error?.code == .decryptionFailed)
+        }
+    }
+
+    @Test("oaepLabelMismatchIsRejected")
+    func oaepLabelMismatchIsRejected() throws {
+        let ciphertext = try Self.key.publicKey.encrypt([1, 2, 3], padding: .oaep(hash: .sha256, mgf1Hash: .sha256, label: [9]))
+        #expect(cryptoError { _ = try Self.key.decrypt(ciphertext, padding: .oaepSHA256) }?.code == .decryptionFailed)
+    }
+
+    @Test("concatenated PKCS#1 v1.5 blocks round-trip", arguments: [0, 1, 244, 245, 246, 490, 2000])
+    func blocks(length: Int) throws {
+        let plaintext = [UInt8]((0..<length).map { UInt8(truncatingIfNeeded: $0) })
+        let ciphertext = try Self.key.publicKey.encryptPKCS1v15Blocks(plaintext)
+        #expect(ciphertext.count == 256 * max(1, (length + 244) / 245))
+        #expect([UInt8](try Self.key.decryptPKCS1v15Blocks(ciphertext)) == plaintext)
+    }
+
+    @Test("blocks of the wrong length, or one bad block, are decryptionFailed")
+    func badBlocks() throws {
+        let ciphertext = try Self.key.publicKey.encryptPKCS1v15Blocks([UInt8](repeating: 7, count: 600))
+        #expect(cryptoError { _ = try Self.key.decryptPKCS1v15Blocks(ciphertext.dropLast()) }?.code == .decryptionFailed)
+        #expect(cryptoError { _ = try Self.key.decryptPKCS1v15Blocks([UInt8]()) }?.code == .decryptionFailed)
+        var tampered = ciphertext
+        tampered[300] ^= 1
+        #expect(cryptoError { _ = try Self.key.decryptPKCS1v15Blocks(tampered) }?.code == .decryptionFailed)
+        #expect(cryptoError { _ = try Self.otherKey.decryptPKCS1v15Blocks(ciphertext) }?.code == .decryptionFailed)
+    }
+
+    @Test("one key object is safe to share between many concurrent tasks")
+    func concurrentUse() async throws {
+        let key = Self.key
+        let signature = try key.signature(for: Self.message)
+        let ciphertext = try key.publicKey.encrypt([42], padding: .oaepSHA256)
+        let results = await withTaskGroup(of: Bool.self, returning: [Bool].self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    for _ in 0..<20 where !key.publicKey.isValidSignature(signature, for: Self.message) { return false }
+                    if index % 8 == 0 {
+                        guard let produced = try? key.signature(for: Self.message), produced == signature else { return false }
+                        guard let plaintext = try? key.decrypt(ciphertext, padding: .oaepSHA256), [UInt8](plaintext) == [42] else { return false }
+                    }
+                    // A bad signature on the same key must not disturb the others.
+                    return !key.publicKey.isValidSignature(signature, for: [0])
+                }
+            }
+            var all: [Bool] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        #expect(results.count == 64)
+        #expect(results.allSatisfy { $0 })
+    }
+}

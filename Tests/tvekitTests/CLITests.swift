@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+
+/// Runs the built `tvekit` binary, as a user would.
+enum CLI {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = repository.appendingPathComponent("TestVectors/fixtures")
+
+    /// The binary sits next to the test bundle in the build folder.
+    static let binary: URL? = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+        ].map { $0.appendingPathComponent("tvekit") }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+        let binary = try #require(binary, "the tvekit binary was not built next to the tests")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                       stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
+}
+
+extension Array where Element == UInt8 {
+    init(hexString: String) {
+        var bytes: [UInt8] = []
+        var index = hexString.startIndex
+        while index < hexString.endIndex, let next = hexString.index(index, offsetBy: 2, limitedBy: hexString.endIndex) {
+            bytes.append(UInt8(hexString[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        self = bytes
+    }
+}
+
+@Suite("tvekit command line", .serialized)
+struct CLITests {
+    struct VerifyGroup: Decodable {
+        let publicKeyDer: String
+        let tests: [VerifyCase]
+    }
+    struct VerifyCase: Decodable {
+        let tcId: Int
+        let msg: String
+        let sig: String
+        let result: String
+    }
+    struct VerifyFile: Decodable {
+        let numberOfTests: Int
+        let testGroups: [VerifyGroup]
+    }
+
+    @Test("signature verify agrees with Wycheproof on every case", arguments: [
+        "rsa_signature_2048_sha256_test.json", "rsa_signature_3072_sha256_test.json", "rsa_signature_4096_sha256_test.json",
+    ])
+    func verifyAgreesWithWycheproof(file: String) async throws {
+        let url = CLI.repository.appendingPathComponent("TestVectors/wycheproof/\(file)")
+        let vectors = try JSONDecoder().decode(VerifyFile.self, from: try Data(contentsOf: url))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        var jobs: [(id: Int, key: String, message: String, signature: String, valid: Bool)] = []
+        for (groupIndex, group) in vectors.testGroups.enumerated() {
+            let keyPath = directory.appendingPathComponent("key\(groupIndex).der")
+            try Data([UInt8](hexString: group.publicKeyDer)).write(to: keyPath)
+            for test in group.tests {
+                let messagePath = directory.appendingPathComponent("msg\(test.tcId)")
+                try Data([UInt8](hexString: test.msg)).write(to: messagePath)
+                // Policy: "acceptable" (MissingNull) signatures are rejected, like the library does.
+                jobs.append((test.tcId, keyPath.path, messagePath.path,
+                             Data([UInt8](hexString: test.sig)).base64EncodedString(), test.result == "valid"))
+            }
+        }
+        #expect(jobs.count == vectors.numberOfTests)
+        var agreed = 0
+        try await withThrowingTaskGroup(of: (Int, Bool, Bool).self) { group in
+            var pending = jobs[...]
+            func submit() {
+                guard let job = pending.popFirst() else { return }
+                group.addTask {
+                    let outcome = try CLI.run(["signature", "verify", "--public-key", job.key, "--signature-base64", job.signature,
+                                               "--in", job.message])
+                    let said = outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                    let consistent = (outcome.status == 0 && said == "valid") || (outcome.status == 1 && said == "invalid")
+                    return (job.id, job.valid, consistent && (outcome.status == 0) == job.valid)
+                }
+            }
+            for _ in 0..<4 { submit() }
+            while let (id, valid, ok) = try await group.next() {
+                #expect(ok, "tcId \(id): tvekit disagrees with Wycheproof (expected \(valid ? "valid" : "invalid"))")
+                if ok { agreed += 1 }
+                submit()
+            }
+        }
+        print("tvekit signature verify agrees with Wycheproof on \(agreed)/\(jobs.count) cases of \(file)")
+        #expect(agreed == jobs.count)
+    }
+
+    @Test("malformed input and usage errors exit 2 with a message on stderr", arguments: [
+        ["signature", "verify", "--public-key", CLI.fixture("message.txt"), "--signature-base64", "AAAA", "--in", CLI.fixture("message.txt")],
+        ["signature", "verify", "--public-key", CLI.fixture("leaf.cert.pem"), "--signature-base64", "not base64!", "--in", CLI.fixture("message.txt")],
+        ["signature", "verify", "--public-key", CLI.fixture("ec.cert.pem"), "--signature-base64", "AAAA", "--in", CLI.fixture("message.txt")],
+        ["signature", "verify", "--public-key", "/nonexistent/key.pem", "--signature-base64", "AAAA", "--in", CLI.fixture("message.txt")],
+        ["signature", "verify", "--signature-base64", "AAAA"],
+        ["signature", "sign", "--in", CLI.fixture("message.txt")],
+        ["no-such-command"],
+    ])
+    func malformedInputExitsTwo(arguments: [String]) throws {
+        let outcome = try CLI.run(arguments)
+        #expect(outcome.status == 2, "\(arguments): status \(outcome.status), stderr \(outcome.stderr)")
+        #expect(!outcome.stderr.isEmpty)
+        #expect(outcome.stdout.isEmpty)
+    }
+
+    @Test("signature sign with a PKCS#12 file reproduces the openssl signature, and verify accepts it")
+    func signWithPKCS12() throws {
+        let expected = try String(contentsOfFile: CLI.fixture("message.sig.b64"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        for file in ["modern.p12", "legacy.p12"] {
+            let outcome = try CLI.run(["signature", "sign", "--p12", CLI.fixture(file), "--password-env", "TVEKIT_TEST_P12", "--in", CLI.fixture("message.txt")],
+                                      environment: ["TVEKIT_TEST_P12": "fixture-password"])
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            #expect(outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == expected)
+        }
+        let verify = try CLI.run(["signature", "verify", "--public-key", CLI.fixture("leaf.cert.der"), "--signature-base64", expected,
+                                  "--in", CLI.fixture("message.txt")])
+        #expect(verify.status == 0 && verify.stdout == "valid\n")
+        let wrong = try CLI.run(["signature", "sign", "--p12", CLI.fixture("modern.p12"), "--password-env", "TVEKIT_TEST_P12", "--in", CLI.fixture("message.txt")],
+                                environment: ["TVEKIT_TEST_P12": "wrong"])
+        #expect(wrong.status == 2 && wrong.stderr.contains("wrongPassword") && !wrong.stderr.contains("wrong\n"))
+    }
+
+    @Test("signature sign with a private key file, wrapped at 76 columns")
+    func signWithKeyFile() throws {
+        let outcome = try CLI.run(["signature", "sign", "--private-key", CLI.fixture("rsa2048.encrypted.pem"), "--passphrase-env", "TVEKIT_TEST_KEY",
+                                   "--in", CLI.fixture("message.txt"), "--wrap"], environment: ["TVEKIT_TEST_KEY": "key-passphrase"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let lines = outcome.stdout.split(separator: "\n")
+        #expect(lines.count == 5 && lines.dropLast().allSatisfy { $0.count == 76 })
+        let verify = try CLI.run(["signature", "verify", "--public-key", CLI.fixture("rsa2048.spki.pem"),
+                                  "--signature-base64", outcome.stdout, "--in", CLI.fixture("message.txt")])
+        #expect(verify.status == 0)
+    }
+
+    @Test("key inspect describes certificates and keys, also as JSON")
+    func keyInspect() throws {
+        let text = try CLI.run(["key", "inspect", CLI.fixture("chain.pem")])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("CN=requestor.example,O=TVEKit Test,C=US"))
+        #expect(text.stdout.contains("F8:90:62:91") || text.stdout.contains("sha256:"))
+        let json = try CLI.run(["key", "inspect", CLI.fixture("legacy.p12"), "--password-env", "P", "--json"], environment: ["P": "fixture-password"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["format"] as? String == "PKCS#12")
+        #expect((object?["items"] as? [Any])?.count == 3)
+        let encrypted = try CLI.run(["key", "inspect", CLI.fixture("rsa2048.encrypted.der")])
+        #expect(encrypted.status == 2 && encrypted.stderr.contains("passphrase"))
+    }
+
+    @Test("speed runs every operation and prints JSON")
+    func speed() throws {
+        let outcome = try CLI.run(["speed", "--seconds", "0.05", "--json"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
+        let results = object?["results"] as? [[String: Any]] ?? []
+        #expect(results.compactMap { $0["operation"] as? String } == [
+            "rsa2048-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1", "rsa2048-decrypt-oaep-sha256",
+        ])
+        #expect(results.allSatisfy { ($0["opsPerSecond"] as? Double ?? 0) > 0 })
+        #expect(outcome.stderr.contains("measuring"))
+    }
+}
