@@ -23,7 +23,8 @@ final class FetchedAlgorithms: @unchecked Sendable {
 
     init() {
         func md(_ name: String, _ fallback: () -> OpaquePointer?) -> OpaquePointer {
-            // The default provider always has these; the legacy static object is a fallback that cannot fail.
+            // The default provider always has these. The fallback is OpenSSL's built-in static table
+            // (EVP_sha256() and friends return the address of a static object and are never NULL).
             if let fetched = EVP_MD_fetch(nil, name, nil) { return fetched }
             ERR_clear_error()
             return fallback().unsafelyUnwrapped

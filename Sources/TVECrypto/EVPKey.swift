@@ -24,9 +24,26 @@ final class EVPKey: @unchecked Sendable {
         case encryptOAEP(HashFunction, HashFunction)
     }
 
-    private struct Context: @unchecked Sendable {
+    /// An initialised `EVP_PKEY_CTX`, plus an `EVP_MD_CTX` for the operations that hash their input first.
+    struct Context: @unchecked Sendable {
         // Sendable: a context in the pool belongs to nobody until it is taken out under the lock.
         let pointer: OpaquePointer
+        let digest: OpaquePointer?
+
+        func free() {
+            EVP_PKEY_CTX_free(pointer)
+            if let digest { EVP_MD_CTX_free(digest) }
+        }
+
+        /// Hashes `input` into `output` (room for `hash.digestByteCount` bytes) with the pooled digest context.
+        func hash(_ input: UnsafeRawBufferPointer, with hash: HashFunction, into output: UnsafeMutablePointer<UInt8>) -> Bool {
+            guard let digest else { return (try? hash.digestInto(input, output)) != nil }
+            var length: UInt32 = 0
+            return EVP_DigestInit_ex2(digest, hash.evpMD, nil) == 1
+                && EVP_DigestUpdate(digest, input.baseAddress ?? UnsafeRawPointer(emptyBytePointer), input.count) == 1
+                && EVP_DigestFinal_ex(digest, output, &length) == 1
+                && Int(length) == hash.digestByteCount
+        }
     }
 
     /// The most idle contexts kept per operation (more than the threads that usually share one key).
@@ -46,43 +63,51 @@ final class EVPKey: @unchecked Sendable {
             pool.removeAll()
             return all
         }
-        for context in contexts { EVP_PKEY_CTX_free(context.pointer) }
+        for context in contexts { context.free() }
         EVP_PKEY_free(pointer)
     }
 
     /// Runs `body` with an initialised context for `operation` and a label-free parameter set, then returns the
     /// context to the pool. A context whose operation failed is freed rather than reused.
-    func withContext<R>(for operation: Operation, label: [UInt8] = [], _ body: (OpaquePointer) throws -> R) throws -> R {
+    func withContext<R>(for operation: Operation, label: [UInt8] = [], _ body: (Context) throws -> R) throws -> R {
         let poolable = label.isEmpty
         let reused: Context? = poolable ? pool.withLock { $0[operation]?.popLast() } : nil
-        let context: OpaquePointer
-        if let reused {
-            context = reused.pointer
-        } else {
-            context = try makeContext(for: operation, label: label)
-        }
+        let context = try reused ?? makeContext(for: operation, label: label)
         do {
             let result = try body(context)
             if poolable {
                 let kept = pool.withLock { pool -> Bool in
-                    var list = pool[operation, default: []]
-                    guard list.count < Self.poolLimit else { return false }
-                    list.append(Context(pointer: context))
-                    pool[operation] = list
+                    // Mutate in place: copying the array out and back would allocate on every call.
+                    guard pool[operation, default: []].count < Self.poolLimit else { return false }
+                    pool[operation, default: []].append(context)
                     return true
                 }
-                if !kept { EVP_PKEY_CTX_free(context) }
+                if !kept { context.free() }
             } else {
-                EVP_PKEY_CTX_free(context)
+                context.free()
             }
             return result
         } catch {
-            EVP_PKEY_CTX_free(context)
+            context.free()
             throw error
         }
     }
 
-    private func makeContext(for operation: Operation, label: [UInt8]) throws -> OpaquePointer {
+    private func makeContext(for operation: Operation, label: [UInt8]) throws -> Context {
+        let context = try makeKeyContext(for: operation, label: label)
+        switch operation {
+        case .verify, .sign:
+            guard let digest = EVP_MD_CTX_new() else {
+                EVP_PKEY_CTX_free(context)
+                throw TVECryptoError.openSSLFailure(reason: "EVP_MD_CTX_new failed")
+            }
+            return Context(pointer: context, digest: digest)
+        default:
+            return Context(pointer: context, digest: nil)
+        }
+    }
+
+    private func makeKeyContext(for operation: Operation, label: [UInt8]) throws -> OpaquePointer {
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else {
             throw TVECryptoError.openSSLFailure(reason: "EVP_PKEY_CTX_new_from_pkey failed")
         }

@@ -62,7 +62,8 @@ public struct HashFunction: Hashable, Sendable, CustomStringConvertible {
         var digest = [UInt8](repeating: 0, count: digestByteCount)
         try data.withContiguousBytes { input in
             try digest.withUnsafeMutableBufferPointer { output in
-                try digestInto(input, output.baseAddress.unsafelyUnwrapped)
+                guard let base = output.baseAddress else { throw TVECryptoError.openSSLFailure(reason: "no digest buffer") }
+                try digestInto(input, base)
             }
         }
         return digest

@@ -177,12 +177,20 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
     /// - Throws: ``TVECryptoError/Code/signingFailed``.
     public func signature(for message: some DataProtocol, padding: RSASignaturePadding = .pkcs1v15SHA256) throws -> [UInt8] {
         let hash = padding.hash
-        let digest = try hash.hash(message)
+        var digest = [UInt8](repeating: 0, count: hash.digestByteCount)
         var signature = [UInt8](repeating: 0, count: backing.byteCount)
         var length = signature.count
-        let ok = try backing.withContext(for: .sign(hash)) { context in
-            signature.withUnsafeMutableBufferPointer {
-                EVP_PKEY_sign(context, $0.baseAddress, &length, digest, digest.count) == 1
+        let ok = try message.withContiguousBytes { input in
+            try backing.withContext(for: .sign(hash)) { context in
+                let hashed = digest.withUnsafeMutableBufferPointer { buffer in
+                    buffer.baseAddress.map { context.hash(input, with: hash, into: $0) } ?? false
+                }
+                guard hashed else {
+                    return false
+                }
+                return signature.withUnsafeMutableBufferPointer {
+                    EVP_PKEY_sign(context.pointer, $0.baseAddress, &length, digest, digest.count) == 1
+                }
             }
         }
         guard ok, length == backing.byteCount else { throw TVECryptoError.signingFailed(reason: "RSA signing failed") }
@@ -207,7 +215,7 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
                 try backing.withContext(for: padding.operation(decrypt: true), label: padding.label) { context in
                     SecureBytes(capacity: backing.byteCount) { output in
                         var length = output.count
-                        guard EVP_PKEY_decrypt(context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
+                        guard EVP_PKEY_decrypt(context.pointer, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
                                                input.bytePointer, input.count) == 1
                         else { return 0 }
                         ok = true

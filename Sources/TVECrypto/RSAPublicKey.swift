@@ -145,11 +145,11 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
         return message.withContiguousBytes { messageBytes in
             signature.withContiguousBytes { signatureBytes in
                 withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digest -> Bool in
-                    guard let digestPointer = digest.baseAddress,
-                          (try? hash.digestInto(messageBytes, digestPointer)) != nil
-                    else { return false }
-                    let result = try? backing.withContext(for: .verify(hash)) { context in
-                        EVP_PKEY_verify(context, signatureBytes.bytePointer, signatureBytes.count, digestPointer, hash.digestByteCount)
+                    guard let digestPointer = digest.baseAddress else { return false }
+                    let result = try? backing.withContext(for: .verify(hash)) { context -> Int32 in
+                        guard context.hash(messageBytes, with: hash, into: digestPointer) else { return -1 }
+                        return EVP_PKEY_verify(context.pointer, signatureBytes.bytePointer, signatureBytes.count,
+                                               digestPointer, hash.digestByteCount)
                     }
                     guard result == 1 else {
                         ERR_clear_error()
@@ -176,7 +176,7 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
         let ok = try plaintext.withContiguousBytes { input in
             try backing.withContext(for: padding.operation(decrypt: false), label: padding.label) { context in
                 output.withUnsafeMutableBufferPointer {
-                    EVP_PKEY_encrypt(context, $0.baseAddress, &length, input.bytePointer, input.count) == 1
+                    EVP_PKEY_encrypt(context.pointer, $0.baseAddress, &length, input.bytePointer, input.count) == 1
                 }
             }
         }
