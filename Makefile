@@ -1,0 +1,51 @@
+# TVEKit: the two commands are `make demo` and `make test` (see README.md).
+# Both install the system packages they need with apt-get when they are missing.
+
+SWIFT ?= swift
+# pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make demo` for its comparison.
+APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl
+
+.PHONY: all deps build test demo speed sanitize benchmarks fixtures clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for package in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+# The whole suite: unit tests, all Wycheproof vectors, and the CLI run as a user would.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# The main job, until the flow layer exists: measure the crypto layer against OpenSSL on this machine.
+demo: deps
+	$(SWIFT) build -c release --product tvekit
+	.build/release/tvekit speed --seconds 3 --compare-openssl
+
+speed: demo
+
+# ThreadSanitizer over the suite (the concurrency tests share one key between 64 tasks).
+sanitize: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+# package-benchmark lives in a nested package so library users never build it.
+benchmarks: deps
+	cd Benchmarks && $(SWIFT) package benchmark --no-progress
+
+# Regenerate the key, certificate and PKCS#12 fixtures (needs the openssl tool).
+fixtures:
+	bash TestVectors/fixtures/generate.sh
+
+clean:
+	rm -rf .build .build-tsan Benchmarks/.build
