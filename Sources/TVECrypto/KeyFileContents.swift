@@ -25,11 +25,12 @@ public struct KeyFileContents: Sendable {
     public static func inspect(_ bytes: some DataProtocol, password: String? = nil) throws -> KeyFileContents {
         try checkInputSize(bytes.count, limit: X509Certificate.maximumEncodedBytes, what: "key file")
         if PEMBlock.looksLikePEM(bytes) {
-            let blocks: [PEMBlock]
+            var blocks: [PEMBlock]
             switch PEMBlock.parseAll(bytes) {
             case .success(let parsed): blocks = parsed
             case .failure(let error): throw TVECryptoError.malformedKey(reason: error.reason)
             }
+            defer { for index in blocks.indices { blocks[index].wipe() } }
             var items: [Item] = []
             for block in blocks {
                 switch block.label {
@@ -38,10 +39,10 @@ public struct KeyFileContents: Sendable {
                 case "PUBLIC KEY", "RSA PUBLIC KEY":
                     items.append(.publicKey(try RSAPublicKey(derRepresentation: block.der)))
                 case "PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "RSA PRIVATE KEY":
-                    let text = block.hasHeaders
-                        ? String(decoding: [UInt8](bytes), as: UTF8.self)
-                        : "-----BEGIN \(block.label)-----\n" + Base64.encode(block.der, lineLength: 64) + "\n-----END \(block.label)-----\n"
-                    items.append(.privateKey(try RSAPrivateKey(pemRepresentation: text, passphrase: password)))
+                    var slice = bytes.withContiguousBytes { [UInt8]($0[block.range]) }
+                    defer { slice.withUnsafeMutableBytes { wipe($0) } }
+                    items.append(.privateKey(try RSAPrivateKey(pem: slice, passphrase: password.map(SecureBytes.init(utf8:)),
+                                                               allowingSmallKeys: false)))
                 case let label where label.hasSuffix("PRIVATE KEY"):
                     throw TVECryptoError.unsupportedKeyType(reason: "the file holds an \(label), not an RSA key")
                 default:

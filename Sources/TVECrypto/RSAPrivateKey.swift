@@ -41,7 +41,7 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
     ///   ``TVECryptoError/Code/wrongPassword``, ``TVECryptoError/Code/unsupportedKeyType``,
     ///   ``TVECryptoError/Code/keyTooSmall``, ``TVECryptoError/Code/keyTooLarge``, size errors.
     public init(pemRepresentation: String, passphrase: String? = nil) throws {
-        try self.init(pem: Array(pemRepresentation.utf8), passphrase: passphrase.map(SecureBytes.init(utf8:)), allowingSmallKeys: false)
+        try self.init(pemText: pemRepresentation, passphrase: passphrase, allowingSmallKeys: false)
     }
 
     /// Loads a DER private key: PKCS#8, encrypted PKCS#8 (with `passphrase`) or PKCS#1.
@@ -53,7 +53,9 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
     public init(encoded bytes: some DataProtocol, passphrase: String? = nil) throws {
         let secret = passphrase.map(SecureBytes.init(utf8:))
         if PEMBlock.looksLikePEM(bytes) {
-            try self.init(pem: [UInt8](bytes), passphrase: secret, allowingSmallKeys: false)
+            var copy = [UInt8](bytes)
+            defer { copy.withUnsafeMutableBytes { wipe($0) } }
+            try self.init(pem: copy, passphrase: secret, allowingSmallKeys: false)
         } else {
             try self.init(der: bytes, passphrase: secret, allowingSmallKeys: false)
         }
@@ -63,7 +65,7 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
     /// - Warning: keys under 2048 bits can be factored by well-funded attackers; use this only for legacy data
     ///   and tests.
     public init(unsafePEMRepresentation pem: String, passphrase: String? = nil) throws {
-        try self.init(pem: Array(pem.utf8), passphrase: passphrase.map(SecureBytes.init(utf8:)), allowingSmallKeys: true)
+        try self.init(pemText: pem, passphrase: passphrase, allowingSmallKeys: true)
     }
 
     /// Like ``init(derRepresentation:passphrase:)`` but accepts keys from 512 bits up.
@@ -90,33 +92,43 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
         try self.init(backing: EVPKey(taking: key), allowingSmallKeys: false)
     }
 
-    private init(pem: [UInt8], passphrase: SecureBytes?, allowingSmallKeys: Bool) throws {
+    private init(pemText: String, passphrase: String?, allowingSmallKeys: Bool) throws {
+        var copy = Array(pemText.utf8)
+        defer { copy.withUnsafeMutableBytes { wipe($0) } }
+        try self.init(pem: copy, passphrase: passphrase.map(SecureBytes.init(utf8:)), allowingSmallKeys: allowingSmallKeys)
+    }
+
+    /// Loads the first private key block of PEM bytes. Only that block's bytes reach OpenSSL; every decoded
+    /// copy is wiped before returning.
+    init(pem: [UInt8], passphrase: SecureBytes?, allowingSmallKeys: Bool) throws {
         try checkInputSize(pem.count, limit: RSAKeyPolicy.maximumEncodedKeyBytes, what: "PEM private key")
-        let blocks: [PEMBlock]
+        var blocks: [PEMBlock]
         switch PEMBlock.parseAll(pem) {
         case .success(let parsed): blocks = parsed
         case .failure(let error): throw TVECryptoError.malformedKey(reason: error.reason)
         }
+        defer { for index in blocks.indices { blocks[index].wipe() } }
         let labels = ["PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "RSA PRIVATE KEY"]
-        guard let block = blocks.first(where: { labels.contains($0.label) }) else {
+        // Work through the index: a copy of the block would share its DER buffer and defeat the wipe below.
+        guard let index = blocks.firstIndex(where: { labels.contains($0.label) }) else {
             let found = blocks.map(\.label)
             if found.contains(where: { $0.hasSuffix("PRIVATE KEY") }) {
                 throw TVECryptoError.unsupportedKeyType(reason: "the PEM holds \(found.joined(separator: ", ")), not an RSA key")
             }
             throw TVECryptoError.malformedKey(reason: found.isEmpty ? "no PEM block found" : "no private key block; found \(found.joined(separator: ", "))")
         }
-        let encrypted = block.label == "ENCRYPTED PRIVATE KEY" || block.hasHeaders
-        // Hand OpenSSL only the chosen block, re-encoded, so text around it cannot confuse the decoder. Legacy
-        // encrypted PEM needs its headers, so that block goes to the decoder as it was.
+        let encrypted = blocks[index].label == "ENCRYPTED PRIVATE KEY" || blocks[index].hasHeaders
+        let range = blocks[index].range
+        // Legacy encrypted PEM needs its headers, so that block goes to the decoder as PEM; every other block
+        // goes as its DER, so text around it cannot confuse the decoder.
         let key: OpaquePointer
-        if block.hasHeaders {
+        if blocks[index].hasHeaders {
             key = try pem.withUnsafeBytes {
-                try RSAKeyPolicy.decodePrivate($0, inputType: "PEM", passphrase: passphrase, encrypted: encrypted)
+                try RSAKeyPolicy.decodePrivate(UnsafeRawBufferPointer(rebasing: $0[range]), inputType: "PEM",
+                                               passphrase: passphrase, encrypted: encrypted)
             }
         } else {
-            var der = block.der
-            defer { der.withUnsafeMutableBytes { wipe($0) } }
-            key = try der.withUnsafeBytes {
+            key = try blocks[index].der.withUnsafeBytes {
                 try RSAKeyPolicy.decodePrivate($0, inputType: "DER", passphrase: passphrase, encrypted: encrypted)
             }
         }
