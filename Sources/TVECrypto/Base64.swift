@@ -69,48 +69,89 @@ enum Base64Codec {
     }
 
     static func encode(_ input: some DataProtocol, alphabet: [UInt8], padding: Bool, lineLength: Int?) -> String {
-        input.withContiguousBytes { bytes -> String in
-            let count = bytes.count
-            var out: [UInt8] = []
-            out.reserveCapacity((count + 2) / 3 * 4 + (lineLength.map { count / max($0, 1) + 1 } ?? 0))
-            var index = 0
-            while index + 3 <= count {
-                let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-                out.append(alphabet[Int(value >> 18 & 63)])
-                out.append(alphabet[Int(value >> 12 & 63)])
-                out.append(alphabet[Int(value >> 6 & 63)])
-                out.append(alphabet[Int(value & 63)])
-                index += 3
+        input.withContiguousBytes { bytes in
+            let count = encodedCount(bytes.count, padding: padding, lineLength: lineLength)
+            let encoded = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                initialized = encode(bytes, into: UnsafeMutableRawBufferPointer(buffer), alphabet: alphabet, padding: padding,
+                                     lineLength: lineLength)
             }
-            let rest = count - index
-            if rest == 1 {
-                let value = UInt32(bytes[index]) << 16
-                out.append(alphabet[Int(value >> 18 & 63)])
-                out.append(alphabet[Int(value >> 12 & 63)])
-                if padding { out.append(UInt8(ascii: "=")); out.append(UInt8(ascii: "=")) }
-            } else if rest == 2 {
-                let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
-                out.append(alphabet[Int(value >> 18 & 63)])
-                out.append(alphabet[Int(value >> 12 & 63)])
-                out.append(alphabet[Int(value >> 6 & 63)])
-                if padding { out.append(UInt8(ascii: "=")) }
-            }
-            if let lineLength, lineLength > 0, out.count > lineLength {
-                var wrapped: [UInt8] = []
-                wrapped.reserveCapacity(out.count + out.count / lineLength)
-                for (offset, symbol) in out.enumerated() {
-                    if offset > 0, offset % lineLength == 0 { wrapped.append(UInt8(ascii: "\n")) }
-                    wrapped.append(symbol)
-                }
-                out = wrapped
-            }
-            return String(decoding: out, as: UTF8.self)
+            return String(decoding: encoded, as: UTF8.self)
         }
     }
 
+    /// Encodes into a buffer that is wiped when released (for private-key PEM).
+    static func encodeSecure(_ input: some DataProtocol, lineLength: Int?) -> SecureBytes {
+        input.withContiguousBytes { bytes in
+            SecureBytes(capacity: encodedCount(bytes.count, padding: true, lineLength: lineLength)) { buffer in
+                encode(bytes, into: buffer, alphabet: standardAlphabet, padding: true, lineLength: lineLength)
+            }
+        }
+    }
+
+    /// The length of the encoding of `count` bytes, with `\n` every `lineLength` characters (none at the end).
+    static func encodedCount(_ count: Int, padding: Bool, lineLength: Int?) -> Int {
+        let symbols = padding ? (count + 2) / 3 * 4 : (count * 4 + 2) / 3
+        guard let lineLength, lineLength > 0, symbols > 0 else { return symbols }
+        return symbols + (symbols - 1) / lineLength
+    }
+
+    /// Writes the encoding of `bytes` into `output`, which has room for ``encodedCount(_:padding:lineLength:)``
+    /// bytes; returns the number written.
+    static func encode(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, alphabet: [UInt8],
+                       padding: Bool, lineLength: Int?) -> Int {
+        let wrap = (lineLength ?? 0) > 0 ? lineLength ?? 0 : Int.max
+        var written = 0
+        var symbols = 0
+        func put(_ symbol: UInt8) {
+            if symbols > 0, symbols % wrap == 0 {
+                output[written] = UInt8(ascii: "\n")
+                written += 1
+            }
+            output[written] = symbol
+            written += 1
+            symbols += 1
+        }
+        let count = bytes.count
+        var index = 0
+        while index + 3 <= count {
+            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            put(alphabet[Int(value >> 18 & 63)])
+            put(alphabet[Int(value >> 12 & 63)])
+            put(alphabet[Int(value >> 6 & 63)])
+            put(alphabet[Int(value & 63)])
+            index += 3
+        }
+        let rest = count - index
+        if rest == 1 {
+            let value = UInt32(bytes[index]) << 16
+            put(alphabet[Int(value >> 18 & 63)])
+            put(alphabet[Int(value >> 12 & 63)])
+            if padding { put(UInt8(ascii: "=")); put(UInt8(ascii: "=")) }
+        } else if rest == 2 {
+            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
+            put(alphabet[Int(value >> 18 & 63)])
+            put(alphabet[Int(value >> 12 & 63)])
+            put(alphabet[Int(value >> 6 & 63)])
+            if padding { put(UInt8(ascii: "=")) }
+        }
+        return written
+    }
+
+    /// Decodes; on any error the partly decoded output is wiped first (it may be private-key DER).
     static func decode(_ text: [UInt8], url: Bool, ignoringWhitespace: Bool) throws -> [UInt8] {
-        let table = url ? urlTable : standardTable
         var out: [UInt8] = []
+        do {
+            try decode(text, url: url, ignoringWhitespace: ignoringWhitespace, into: &out)
+            return out
+        } catch {
+            out.withUnsafeMutableBytes { wipe($0) }
+            throw error
+        }
+    }
+
+    private static func decode(_ text: [UInt8], url: Bool, ignoringWhitespace: Bool, into out: inout [UInt8]) throws {
+        let table = url ? urlTable : standardTable
+        // Reserved up front so appending never reallocates (a reallocation would leave an unwiped copy).
         out.reserveCapacity(text.count / 4 * 3 + 3)
         var accumulator: UInt32 = 0
         var symbols = 0          // alphabet symbols seen
@@ -126,7 +167,8 @@ enum Base64Codec {
                 padding += 1
                 if padding > 2 { throw TVECryptoError.invalidBase64(reason: "too much '=' padding at offset \(position)") }
             case 0xFF:
-                throw TVECryptoError.invalidBase64(reason: "byte 0x\(hexString([character])) at offset \(position) is not in the alphabet")
+                // The offset only, not the byte: the text might be a secret passed by mistake.
+                throw TVECryptoError.invalidBase64(reason: "the byte at offset \(position) is not in the alphabet")
             default:
                 if padding > 0 { throw TVECryptoError.invalidBase64(reason: "data after '=' padding at offset \(position)") }
                 accumulator = accumulator << 6 | UInt32(value)
@@ -161,6 +203,5 @@ enum Base64Codec {
         default:
             break
         }
-        return out
     }
 }

@@ -67,8 +67,12 @@ final class EVPKey: @unchecked Sendable {
         EVP_PKEY_free(pointer)
     }
 
-    /// Runs `body` with an initialised context for `operation` and a label-free parameter set, then returns the
-    /// context to the pool. A context whose operation failed is freed rather than reused.
+    /// Runs `body` with an initialised context for `operation`, then returns the context to the pool.
+    ///
+    /// A context whose operation merely failed (a signature that does not verify, a ciphertext that does not
+    /// decrypt) goes back to the pool: OpenSSL's RSA contexts keep no per-call state, and treating failures like
+    /// successes keeps the two paths alike. A context is freed when `body` throws, and contexts with an OAEP label
+    /// are never pooled.
     func withContext<R>(for operation: Operation, label: [UInt8] = [], _ body: (Context) throws -> R) throws -> R {
         let poolable = label.isEmpty
         let reused: Context? = poolable ? pool.withLock { $0[operation]?.popLast() } : nil

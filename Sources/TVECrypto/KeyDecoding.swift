@@ -11,6 +11,18 @@ enum RSAKeyPolicy {
     static let maximumBits = 16384
     /// The largest encoded key accepted (a PEM 16384-bit private key is about 12.5 KB).
     static let maximumEncodedKeyBytes = 64 * 1024
+    /// The largest PBKDF2 / PKCS#12 iteration count accepted in an encrypted key or PKCS#12 file. The count comes
+    /// from the file and sets how much CPU opening it costs; 2,000,000 is over three times the 600,000 that
+    /// OWASP recommends for PBKDF2-SHA256 (about 0.5 s here), while 2^31 would keep a core busy for minutes.
+    static let maximumPBEIterations = 2_000_000
+
+    static func checkIterations(_ count: Int, what: String) throws {
+        guard count <= maximumPBEIterations else {
+            throw TVECryptoError.inputTooLarge(reason: count == Int.max
+                ? "the \(what) uses a key-derivation function other than PBKDF2 (such as scrypt), which is not accepted"
+                : "the \(what) asks for \(count) password iterations; the limit is \(maximumPBEIterations)")
+        }
+    }
 
     /// Checks that `key` is RSA and of an allowed size; frees nothing.
     static func check(_ key: OpaquePointer, allowingSmallKeys: Bool) throws {
@@ -62,8 +74,23 @@ enum RSAKeyPolicy {
     ///   - encrypted: whether the caller found the input to be encrypted (for the error code).
     static func decodePrivate(_ bytes: UnsafeRawBufferPointer, inputType: String, passphrase: SecureBytes?,
                               encrypted: Bool) throws -> OpaquePointer {
-        var key: OpaquePointer? = nil
-        guard let decoder = OSSL_DECODER_CTX_new_for_pkey(&key, inputType, nil, nil, copenssl_EVP_PKEY_KEYPAIR, nil, nil) else {
+        if encrypted, inputType == "DER" {
+            // Read the PBKDF2 iteration count before OpenSSL spends the work.
+            if let sig = decodeDER(bytes, { d2i_X509_SIG(nil, $0, $1) }, free: { X509_SIG_free($0) }) {
+                defer { X509_SIG_free(sig) }
+                try checkIterations(copenssl_x509_sig_iterations(sig), what: "encrypted private key")
+            }
+            ERR_clear_error()
+        }
+        // OpenSSL keeps the address of the output slot in the decoder and writes the key into it later, during
+        // OSSL_DECODER_from_data, so the slot must outlive both calls (a Swift `&key` lives for one call only).
+        let slot = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: 1)
+        slot.initialize(to: nil)
+        defer {
+            slot.deinitialize(count: 1)
+            slot.deallocate()
+        }
+        guard let decoder = OSSL_DECODER_CTX_new_for_pkey(slot, inputType, nil, nil, copenssl_EVP_PKEY_KEYPAIR, nil, nil) else {
             throw TVECryptoError.openSSLFailure(reason: "OSSL_DECODER_CTX_new_for_pkey failed")
         }
         defer { OSSL_DECODER_CTX_free(decoder) }
@@ -78,6 +105,7 @@ enum RSAKeyPolicy {
         var cursor: UnsafePointer<UInt8>? = bytes.bytePointer
         var remaining = bytes.count
         let decoded = OSSL_DECODER_from_data(decoder, &cursor, &remaining) == 1
+        let key = slot.pointee
         guard decoded, let key else {
             if let key { EVP_PKEY_free(key) }
             if encrypted {

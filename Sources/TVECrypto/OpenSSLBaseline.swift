@@ -24,26 +24,34 @@ public final class OpenSSLBaseline: @unchecked Sendable {
         signature = try key.signature(for: message)
         ciphertext = try key.publicKey.encrypt(Array(digest.prefix(16)), padding: ._weakAndInsecurePKCS1v15)
         output = [UInt8](repeating: 0, count: key.backing.byteCount)
-        func context(_ pkey: OpaquePointer, _ setUp: (OpaquePointer) -> Bool) throws -> OpaquePointer {
-            guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { throw TVECryptoError.openSSLFailure() }
+        func context(_ pkey: OpaquePointer, _ setUp: (OpaquePointer) -> Bool) -> OpaquePointer? {
+            guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return nil }
             guard setUp(context) else {
                 EVP_PKEY_CTX_free(context)
-                throw TVECryptoError.openSSLFailure(reason: "baseline context set-up failed")
+                return nil
             }
             return context
         }
         let md = HashFunction.sha256.evpMD
-        verifyContext = try context(key.publicKey.backing.pointer) {
+        let verify = context(key.publicKey.backing.pointer) {
             EVP_PKEY_verify_init($0) == 1 && EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING) == 1
                 && EVP_PKEY_CTX_set_signature_md($0, md) == 1
         }
-        signContext = try context(key.backing.pointer) {
+        let sign = context(key.backing.pointer) {
             EVP_PKEY_sign_init($0) == 1 && EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING) == 1
                 && EVP_PKEY_CTX_set_signature_md($0, md) == 1
         }
-        decryptContext = try context(key.backing.pointer) {
+        let decrypt = context(key.backing.pointer) {
             EVP_PKEY_decrypt_init($0) == 1 && EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING) == 1
         }
+        guard let verify, let sign, let decrypt else {
+            // A class's deinit does not run when its init fails, so free what was made here.
+            [verify, sign, decrypt].forEach { $0.map { EVP_PKEY_CTX_free($0) } }
+            throw TVECryptoError.openSSLFailure(reason: "baseline context set-up failed")
+        }
+        verifyContext = verify
+        signContext = sign
+        decryptContext = decrypt
     }
 
     deinit {

@@ -23,6 +23,7 @@ struct PEMBlock {
     private static let begin = Array("-----BEGIN ".utf8)
     private static let end = Array("-----END ".utf8)
     private static let dashes = Array("-----".utf8)
+    private static let procType = Array("Proc-Type:".utf8)
 
     /// True when the bytes look like PEM (a BEGIN line within the first 4 KiB).
     static func looksLikePEM(_ bytes: some DataProtocol) -> Bool {
@@ -63,6 +64,11 @@ struct PEMBlock {
             return .failure(PEMParseError(reason: reason))
         }
         while let start = firstIndex(of: begin, in: raw, from: cursor) {
+            // A BEGIN marker counts only at the start of a line.
+            guard start == 0 || raw[start - 1] == UInt8(ascii: "\n") else {
+                cursor = start + 1
+                continue
+            }
             // The BEGIN line: "-----BEGIN " LABEL "-----", then end of line.
             let labelStart = start + begin.count
             guard let labelEnd = firstIndex(of: dashes, in: raw, from: labelStart) else { return fail("a BEGIN line is not closed") }
@@ -92,7 +98,8 @@ struct PEMBlock {
                 while lineEnd < closeStart, raw[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
                 let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<lineEnd])
                 let isBlank = line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
-                if inHeaders, line.contains(UInt8(ascii: ":")) {
+                // RFC 1421 headers start with a Proc-Type line; a ':' elsewhere is not a header.
+                if inHeaders, hasHeaders || line.starts(with: procType), line.contains(UInt8(ascii: ":")) {
                     hasHeaders = true
                 } else if !isBlank {
                     inHeaders = false

@@ -16,7 +16,12 @@ import Synchronization
 ///   then on the legacy algorithms are available to every OpenSSL user in the process; nothing else changes.
 ///
 /// The password is first checked against the file's MAC, so a wrong password is reported as
-/// ``TVECryptoError/Code/wrongPassword`` and never confused with a damaged file.
+/// ``TVECryptoError/Code/wrongPassword`` and never confused with a damaged file. Files without a MAC (`openssl
+/// pkcs12 -nomac`) have no integrity protection and are refused with ``TVECryptoError/Code/malformedPKCS12``.
+///
+/// The iteration counts of the MAC and of every password-encrypted part are read before any key derivation
+/// runs; a file asking for more than ``maximumPBEIterations`` (2,000,000) is refused with
+/// ``TVECryptoError/Code/inputTooLarge``, so a hostile file cannot keep a core busy for minutes.
 public struct PKCS12Bundle: Sendable {
     /// The private key.
     public let privateKey: RSAPrivateKey
@@ -34,15 +39,18 @@ public struct PKCS12Bundle: Sendable {
     ///   - password: the file's password (may be empty).
     /// - Throws: ``TVECryptoError/Code/malformedPKCS12`` (not PKCS#12, truncated, no key or no certificate),
     ///   ``TVECryptoError/Code/wrongPassword``, ``TVECryptoError/Code/unsupportedKeyType`` (not RSA),
-    ///   ``TVECryptoError/Code/keyCertificateMismatch``, key size errors, size errors.
+    ///   ``TVECryptoError/Code/keyCertificateMismatch``, key size errors, size and iteration-count errors.
     public init(derRepresentation: some DataProtocol, password: String) throws {
         try checkInputSize(derRepresentation.count, limit: Self.maximumEncodedBytes, what: "PKCS#12 file")
-        let passwordBytes = Array(password.utf8)
-        guard !passwordBytes.contains(0) else {
+        guard !password.utf8.contains(0) else {
             throw TVECryptoError.invalidParameter(reason: "the password contains a NUL character")
         }
-        // A NUL-terminated copy that is wiped when released.
-        let secret = SecureBytes(passwordBytes + [0])
+        // A NUL-terminated copy that is wiped when released (the caller's String itself cannot be wiped).
+        let utf8 = password.utf8
+        let secret = SecureBytes(capacity: utf8.count + 1) { buffer in
+            buffer.copyBytes(from: utf8)
+            return utf8.count + 1
+        }
         guard let p12 = derRepresentation.withContiguousBytes({
             RSAKeyPolicy.decodeDER($0, { d2i_PKCS12(nil, $0, $1) }, free: { PKCS12_free($0) })
         }) else {
@@ -54,23 +62,21 @@ public struct PKCS12Bundle: Sendable {
             let text = raw.bindMemory(to: CChar.self).baseAddress
             // An empty password may have been encoded either as an empty string or as no password at all.
             var candidates: [UnsafePointer<CChar>?] = [text]
-            if passwordBytes.isEmpty { candidates.append(nil) }
-            var chosen: UnsafePointer<CChar>?? = .none
-            if PKCS12_mac_present(p12) == 1 {
-                for candidate in candidates where PKCS12_verify_mac(p12, candidate, -1) == 1 {
-                    chosen = .some(candidate)
-                    break
-                }
-                guard let chosen else {
-                    throw TVECryptoError.wrongPassword(reason: "the password does not match the PKCS#12 MAC")
-                }
-                return try Self.parse(p12, password: chosen)
-            }
-            // No MAC (rare): the password can only be judged by whether the contents decrypt.
+            if utf8.isEmpty { candidates.append(nil) }
+            // Bound the work first: every iteration count in the file, before any key derivation runs.
             for candidate in candidates {
-                if let parts = try? Self.parse(p12, password: candidate) { return parts }
+                let iterations = copenssl_pkcs12_max_iterations(p12, candidate, RSAKeyPolicy.maximumPBEIterations)
+                try RSAKeyPolicy.checkIterations(iterations, what: "PKCS#12 file")
             }
-            throw TVECryptoError.wrongPassword(reason: "the PKCS#12 file has no MAC and does not decrypt with this password")
+            // A file without a MAC has no integrity protection (its certificate could be swapped unnoticed), and
+            // OpenSSL's PKCS12_parse refuses it whenever a password is given: refuse it clearly instead.
+            guard PKCS12_mac_present(p12) == 1 else {
+                throw TVECryptoError.malformedPKCS12(reason: "the PKCS#12 file has no MAC (integrity check); such files are not accepted")
+            }
+            guard let chosen = candidates.first(where: { PKCS12_verify_mac(p12, $0, -1) == 1 }) else {
+                throw TVECryptoError.wrongPassword(reason: "the password does not match the PKCS#12 MAC")
+            }
+            return try Self.parse(p12, password: chosen)
         }
         let (keyPointer, certificatePointer, chainPointers) = parts
         var chainOwned = chainPointers[...]
@@ -92,13 +98,18 @@ public struct PKCS12Bundle: Sendable {
         self.certificate = certificate
     }
 
-    /// Runs `PKCS12_parse`, loading the legacy provider and trying again when the file needs it.
-    /// Returns owned pointers: key, certificate, chain.
+    /// The most PKCS#12 and PBKDF2 iterations a file may ask for (see the type's documentation).
+    public static var maximumPBEIterations: Int { RSAKeyPolicy.maximumPBEIterations }
+
+    /// Runs `PKCS12_parse`. When it fails because an algorithm is missing from the loaded providers (RC2 and DES
+    /// live in the legacy provider), loads the legacy provider and tries once more. Returns owned pointers.
     private static func parse(_ p12: OpaquePointer, password: UnsafePointer<CChar>?) throws -> (OpaquePointer, OpaquePointer, [OpaquePointer]) {
         var result = parseOnce(p12, password: password)
-        if result == nil, !LegacyProvider.isLoaded {
-            ERR_clear_error()
-            if LegacyProvider.load() { result = parseOnce(p12, password: password) }
+        if result == nil {
+            let needsLegacy = copenssl_drain_errors_has_unsupported() == 1
+            if needsLegacy, !LegacyProvider.isLoaded, LegacyProvider.load() {
+                result = parseOnce(p12, password: password)
+            }
         }
         guard let (key, certificate, chain) = result else {
             throw TVECryptoError.malformedPKCS12(reason: "the PKCS#12 contents cannot be decrypted or parsed")
@@ -120,7 +131,11 @@ public struct PKCS12Bundle: Sendable {
         var key: OpaquePointer? = nil
         var certificate: OpaquePointer? = nil
         var stack: OpaquePointer? = nil
-        guard PKCS12_parse(p12, password, &key, &certificate, &stack) == 1 else { return nil }
+        guard PKCS12_parse(p12, password, &key, &certificate, &stack) == 1 else {
+            // PKCS12_parse does not free a chain stack it allocated before failing.
+            if let stack { copenssl_sk_X509_pop_free(stack) }
+            return nil
+        }
         var chain: [OpaquePointer] = []
         if let stack {
             let count = copenssl_sk_X509_num(stack)

@@ -156,24 +156,27 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
             defer { PKCS8_PRIV_KEY_INFO_free(info) }
             let length = i2d_PKCS8_PRIV_KEY_INFO(info, nil)
             guard length > 0 else { throw TVECryptoError.openSSLFailure(reason: "i2d_PKCS8_PRIV_KEY_INFO failed") }
-            return SecureBytes(capacity: Int(length)) { buffer in
+            var written: Int32 = 0
+            let der = SecureBytes(capacity: Int(length)) { buffer in
                 var cursor = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                return Int(i2d_PKCS8_PRIV_KEY_INFO(info, &cursor))
+                written = i2d_PKCS8_PRIV_KEY_INFO(info, &cursor)
+                return Int(written)
             }
+            guard written == length else { throw TVECryptoError.openSSLFailure(reason: "i2d_PKCS8_PRIV_KEY_INFO failed") }
+            return der
         }
     }
 
     /// The unencrypted PKCS#8 PEM encoding (`-----BEGIN PRIVATE KEY-----`), in a buffer that is wiped when released.
+    /// The Base64 is written straight into that buffer, so no unwiped copy of the key is left behind.
     public var pkcs8PEMRepresentation: SecureBytes {
         get throws {
-            let der = try pkcs8DERRepresentation
-            var body = Array(Base64.encode(der, lineLength: 64).utf8)
-            defer { body.withUnsafeMutableBytes { wipe($0) } }
+            let body = Base64Codec.encodeSecure(try pkcs8DERRepresentation, lineLength: 64)
             let header = Array("-----BEGIN PRIVATE KEY-----\n".utf8)
             let footer = Array("\n-----END PRIVATE KEY-----\n".utf8)
             return SecureBytes(capacity: header.count + body.count + footer.count) { buffer in
                 buffer.copyBytes(from: header)
-                UnsafeMutableRawBufferPointer(rebasing: buffer[header.count...]).copyBytes(from: body)
+                body.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[header.count...]).copyMemory(from: $0) }
                 UnsafeMutableRawBufferPointer(rebasing: buffer[(header.count + body.count)...]).copyBytes(from: footer)
                 return buffer.count
             }

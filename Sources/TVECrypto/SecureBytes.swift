@@ -59,7 +59,11 @@ public struct SecureBytes: Sendable, RandomAccessCollection, DataProtocol, Conti
 
     /// Copies the UTF-8 bytes of `string` (for passwords). The `String` itself cannot be wiped.
     public init(utf8 string: String) {
-        self.init(Array(string.utf8))
+        let utf8 = string.utf8
+        self.init(capacity: utf8.count) { buffer in
+            buffer.copyBytes(from: utf8)
+            return utf8.count
+        }
     }
 
     /// The number of bytes.

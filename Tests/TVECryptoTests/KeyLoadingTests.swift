@@ -89,4 +89,12 @@ struct KeyLoadingTests {
         #expect(key.keySizeInBits == 2048)
         #expect(cryptoError { _ = try RSAPrivateKey(keySizeInBits: 1024) }?.code == .invalidParameter)
     }
+
+    @Test("hostileIterationCountIsRefused: an encrypted PKCS#8 key asking for 3,000,000 PBKDF2 iterations")
+    func hostileIterationCountIsRefused() throws {
+        let error = cryptoError {
+            _ = try RSAPrivateKey(pemRepresentation: Fixture.text("rsa2048.huge-iterations.pem"), passphrase: Fixture.keyPassphrase)
+        }
+        #expect(error?.code == .inputTooLarge)
+    }
 }

@@ -60,4 +60,22 @@ struct PKCS12Tests {
         #expect(contents.format == "PKCS#12")
         #expect(contents.items.count == 3)
     }
+
+    @Test("hostileIterationCountIsRefused: a file asking for 3,000,000 iterations is refused before any key derivation",
+          arguments: ["huge-mac-iterations.p12", "huge-key-iterations.p12", "huge-cert-iterations.p12"])
+    func hostileIterationCountIsRefused(file: String) throws {
+        let error = cryptoError { _ = try PKCS12Bundle(derRepresentation: Fixture.bytes(file), password: Fixture.pkcs12Password) }
+        #expect(error?.code == .inputTooLarge, "\(String(describing: error))")
+        #expect(error?.reason.contains("3000000") == true)
+        #expect(PKCS12Bundle.maximumPBEIterations == 2_000_000)
+    }
+
+    @Test("macStrippedFileIsRefused: files without a MAC are refused, whatever the password", arguments: [
+        ("nomac.p12", Fixture.pkcs12Password), ("nomac.p12", "wrong"), ("nomac-nokey.p12", Fixture.pkcs12Password),
+    ])
+    func macStrippedFileIsRefused(file: String, password: String) throws {
+        let error = cryptoError { _ = try PKCS12Bundle(derRepresentation: Fixture.bytes(file), password: password) }
+        #expect(error?.code == .malformedPKCS12)
+        #expect(error?.reason.contains("no MAC") == true)
+    }
 }
