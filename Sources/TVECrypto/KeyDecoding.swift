@@ -104,7 +104,8 @@ enum RSAKeyPolicy {
         }
         var cursor: UnsafePointer<UInt8>? = bytes.bytePointer
         var remaining = bytes.count
-        let decoded = OSSL_DECODER_from_data(decoder, &cursor, &remaining) == 1
+        // DER must be consumed entirely, as everywhere else; trailing bytes are an error.
+        let decoded = OSSL_DECODER_from_data(decoder, &cursor, &remaining) == 1 && (inputType != "DER" || remaining == 0)
         let key = slot.pointee
         guard decoded, let key else {
             if let key { EVP_PKEY_free(key) }

@@ -97,4 +97,18 @@ struct KeyLoadingTests {
         }
         #expect(error?.code == .inputTooLarge)
     }
+
+    @Test("a public key is never accepted as a private key", arguments: ["rsa2048.spki.der", "rsa2048.pkcs1-public.der", "rsa2048.spki.pem"])
+    func publicKeyAsPrivateKey(file: String) throws {
+        let error = cryptoError { _ = try RSAPrivateKey(encoded: Fixture.bytes(file)) }
+        #expect(error?.code == .malformedKey, "\(String(describing: error))")
+    }
+
+    @Test("trailing bytes after a DER private key are refused")
+    func trailingBytesAfterPrivateKey() throws {
+        for file in ["rsa2048.pkcs8.der", "rsa2048.pkcs1.der"] {
+            let error = cryptoError { _ = try RSAPrivateKey(derRepresentation: Fixture.bytes(file) + [0x00, 0x00]) }
+            #expect(error?.code == .malformedKey, "\(file): \(String(describing: error))")
+        }
+    }
 }
