@@ -1,6 +1,5 @@
 internal import COpenSSL
 import Foundation
-import Synchronization
 
 /// Owns one `EVP_PKEY` and a small pool of initialised operation contexts for it.
 ///
@@ -48,7 +47,9 @@ final class EVPKey: @unchecked Sendable {
 
     /// The most idle contexts kept per operation (more than the threads that usually share one key).
     private static let poolLimit = 16
-    private let pool = Mutex<[Operation: [Context]]>([:])
+    private let poolLock = Lock()
+    // Guarded by `poolLock`.
+    private var pool: [Operation: [Context]] = [:]
 
     /// Takes ownership of `pointer` (one reference).
     init(taking pointer: OpaquePointer) {
@@ -58,12 +59,8 @@ final class EVPKey: @unchecked Sendable {
     }
 
     deinit {
-        let contexts = pool.withLock { pool in
-            let all = pool.values.flatMap { $0 }
-            pool.removeAll()
-            return all
-        }
-        for context in contexts { context.free() }
+        // No other reference exists while deinit runs, so the pool needs no lock here.
+        for context in pool.values.joined() { context.free() }
         EVP_PKEY_free(pointer)
     }
 
@@ -75,12 +72,12 @@ final class EVPKey: @unchecked Sendable {
     /// are never pooled.
     func withContext<R>(for operation: Operation, label: [UInt8] = [], _ body: (Context) throws -> R) throws -> R {
         let poolable = label.isEmpty
-        let reused: Context? = poolable ? pool.withLock { $0[operation]?.popLast() } : nil
+        let reused: Context? = poolable ? poolLock.withLock { pool[operation]?.popLast() } : nil
         let context = try reused ?? makeContext(for: operation, label: label)
         do {
             let result = try body(context)
             if poolable {
-                let kept = pool.withLock { pool -> Bool in
+                let kept = poolLock.withLock { () -> Bool in
                     // Mutate in place: copying the array out and back would allocate on every call.
                     guard pool[operation, default: []].count < Self.poolLimit else { return false }
                     pool[operation, default: []].append(context)

@@ -47,7 +47,7 @@ enum RSAKeyPolicy {
                           free: (OpaquePointer) -> Void) -> OpaquePointer? {
         guard der.count > 0 else { return nil }
         var cursor: UnsafePointer<UInt8>? = der.bytePointer
-        guard let object = decoder(&cursor, der.count) else { return nil }
+        guard let object = openSSLDecoderLock.withLock({ decoder(&cursor, der.count) }) else { return nil }
         guard let end = cursor, end == der.bytePointer + der.count else {
             free(object)
             return nil
@@ -74,6 +74,13 @@ enum RSAKeyPolicy {
     ///   - encrypted: whether the caller found the input to be encrypted (for the error code).
     static func decodePrivate(_ bytes: UnsafeRawBufferPointer, inputType: String, passphrase: SecureBytes?,
                               encrypted: Bool) throws -> OpaquePointer {
+        try openSSLDecoderLock.withLock {
+            try decodePrivateLocked(bytes, inputType: inputType, passphrase: passphrase, encrypted: encrypted)
+        }
+    }
+
+    private static func decodePrivateLocked(_ bytes: UnsafeRawBufferPointer, inputType: String, passphrase: SecureBytes?,
+                                            encrypted: Bool) throws -> OpaquePointer {
         if encrypted, inputType == "DER" {
             // Read the PBKDF2 iteration count before OpenSSL spends the work.
             if let sig = decodeDER(bytes, { d2i_X509_SIG(nil, $0, $1) }, free: { X509_SIG_free($0) }) {
