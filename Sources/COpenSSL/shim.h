@@ -63,6 +63,17 @@ static inline OSSL_PARAM copenssl_param_uint(const char *key, unsigned int *valu
 
 static inline OSSL_PARAM copenssl_param_end(void) { return OSSL_PARAM_construct_end(); }
 
+// MARK: string literals with static storage
+//
+// Some OpenSSL 3 constructors keep the `const char *` they are given instead of copying it:
+// OSSL_DECODER_CTX_new_for_pkey keeps input_type and reads it later in OSSL_DECODER_from_data, and
+// EVP_PKEY_CTX_new_from_name keeps keytype. A C string that Swift makes from a String lives only for the call,
+// so such arguments must come from here.
+
+static inline const char *copenssl_literal_DER(void) { return "DER"; }
+static inline const char *copenssl_literal_PEM(void) { return "PEM"; }
+static inline const char *copenssl_literal_RSA(void) { return "RSA"; }
+
 // MARK: key selections (composite macros)
 
 static const int copenssl_EVP_PKEY_KEYPAIR = EVP_PKEY_KEYPAIR;

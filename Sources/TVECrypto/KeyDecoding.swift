@@ -47,7 +47,7 @@ enum RSAKeyPolicy {
                           free: (OpaquePointer) -> Void) -> OpaquePointer? {
         guard der.count > 0 else { return nil }
         var cursor: UnsafePointer<UInt8>? = der.bytePointer
-        guard let object = openSSLDecoderLock.withLock({ decoder(&cursor, der.count) }) else { return nil }
+        guard let object = decoder(&cursor, der.count) else { return nil }
         guard let end = cursor, end == der.bytePointer + der.count else {
             free(object)
             return nil
@@ -72,16 +72,22 @@ enum RSAKeyPolicy {
     /// - Parameters:
     ///   - inputType: `"PEM"` or `"DER"`.
     ///   - encrypted: whether the caller found the input to be encrypted (for the error code).
-    static func decodePrivate(_ bytes: UnsafeRawBufferPointer, inputType: String, passphrase: SecureBytes?,
-                              encrypted: Bool) throws -> OpaquePointer {
-        try openSSLDecoderLock.withLock {
-            try decodePrivateLocked(bytes, inputType: inputType, passphrase: passphrase, encrypted: encrypted)
+    enum InputType: String {
+        case der = "DER"
+        case pem = "PEM"
+
+        /// A C string with static storage: the decoder keeps this pointer and reads it after the call returns.
+        var cString: UnsafePointer<CChar> {
+            switch self {
+            case .der: return copenssl_literal_DER()
+            case .pem: return copenssl_literal_PEM()
+            }
         }
     }
 
-    private static func decodePrivateLocked(_ bytes: UnsafeRawBufferPointer, inputType: String, passphrase: SecureBytes?,
-                                            encrypted: Bool) throws -> OpaquePointer {
-        if encrypted, inputType == "DER" {
+    static func decodePrivate(_ bytes: UnsafeRawBufferPointer, inputType: InputType, passphrase: SecureBytes?,
+                              encrypted: Bool) throws -> OpaquePointer {
+        if encrypted, inputType == .der {
             // Read the PBKDF2 iteration count before OpenSSL spends the work.
             if let sig = decodeDER(bytes, { d2i_X509_SIG(nil, $0, $1) }, free: { X509_SIG_free($0) }) {
                 defer { X509_SIG_free(sig) }
@@ -97,7 +103,7 @@ enum RSAKeyPolicy {
             slot.deinitialize(count: 1)
             slot.deallocate()
         }
-        guard let decoder = OSSL_DECODER_CTX_new_for_pkey(slot, inputType, nil, nil, copenssl_EVP_PKEY_KEYPAIR, nil, nil) else {
+        guard let decoder = OSSL_DECODER_CTX_new_for_pkey(slot, inputType.cString, nil, nil, copenssl_EVP_PKEY_KEYPAIR, nil, nil) else {
             throw TVECryptoError.openSSLFailure(reason: "OSSL_DECODER_CTX_new_for_pkey failed")
         }
         defer { OSSL_DECODER_CTX_free(decoder) }
@@ -112,7 +118,7 @@ enum RSAKeyPolicy {
         var cursor: UnsafePointer<UInt8>? = bytes.bytePointer
         var remaining = bytes.count
         // DER must be consumed entirely, as everywhere else; trailing bytes are an error.
-        let decoded = OSSL_DECODER_from_data(decoder, &cursor, &remaining) == 1 && (inputType != "DER" || remaining == 0)
+        let decoded = OSSL_DECODER_from_data(decoder, &cursor, &remaining) == 1 && (inputType != .der || remaining == 0)
         let key = slot.pointee
         guard decoded, let key else {
             if let key { EVP_PKEY_free(key) }
@@ -120,7 +126,7 @@ enum RSAKeyPolicy {
                 if passphrase == nil { throw TVECryptoError.passphraseRequired(reason: "the private key is encrypted; give its passphrase") }
                 throw TVECryptoError.wrongPassword(reason: "the passphrase does not decrypt the private key")
             }
-            throw TVECryptoError.malformedKey(reason: "the \(inputType) data is not a private key (PKCS#8 or PKCS#1)")
+            throw TVECryptoError.malformedKey(reason: "the \(inputType.rawValue) data is not a private key (PKCS#8 or PKCS#1)")
         }
         ERR_clear_error()
         return key

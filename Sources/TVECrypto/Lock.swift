@@ -33,11 +33,3 @@ final class Lock: @unchecked Sendable {
         return try body()
     }
 }
-
-/// Serialises every call into OpenSSL's decoders (key, certificate and PKCS#12 parsing).
-///
-/// OpenSSL 3.0's decoder framework has had thread-safety bugs (openssl/openssl#14020), and under
-/// ThreadSanitizer's timing concurrent private-key decoding was seen to fail with `DECODER routines::unsupported`.
-/// TVEKit parses keys once per process, so holding one lock while parsing costs nothing where it matters; the
-/// operations on parsed keys (verify, sign, decrypt) are never serialised.
-let openSSLDecoderLock = Lock(recursive: true)

@@ -58,7 +58,7 @@ public struct PKCS12Bundle: Sendable {
         }
         defer { PKCS12_free(p12) }
 
-        let parts = try secret.withUnsafeBytes { raw in try openSSLDecoderLock.withLock { () -> (OpaquePointer, OpaquePointer, [OpaquePointer]) in
+        let parts = try secret.withUnsafeBytes { raw -> (OpaquePointer, OpaquePointer, [OpaquePointer]) in
             let text = raw.bindMemory(to: CChar.self).baseAddress
             // An empty password may have been encoded either as an empty string or as no password at all.
             var candidates: [UnsafePointer<CChar>?] = [text]
@@ -77,7 +77,7 @@ public struct PKCS12Bundle: Sendable {
                 throw TVECryptoError.wrongPassword(reason: "the password does not match the PKCS#12 MAC")
             }
             return try Self.parse(p12, password: chosen)
-        } }
+        }
         let (keyPointer, certificatePointer, chainPointers) = parts
         var chainOwned = chainPointers[...]
         let certificate: X509Certificate

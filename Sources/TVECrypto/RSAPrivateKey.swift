@@ -80,7 +80,8 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
         guard keySizeInBits >= RSAKeyPolicy.minimumBits, keySizeInBits <= RSAKeyPolicy.maximumBits else {
             throw TVECryptoError.invalidParameter(reason: "RSA key size \(keySizeInBits) is outside \(RSAKeyPolicy.minimumBits)...\(RSAKeyPolicy.maximumBits)")
         }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
+        // The context keeps the key-type pointer, so it must be a static C string.
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, copenssl_literal_RSA(), nil) else {
             throw TVECryptoError.openSSLFailure(reason: "EVP_PKEY_CTX_new_from_name(RSA) failed")
         }
         defer { EVP_PKEY_CTX_free(context) }
@@ -124,12 +125,12 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
         let key: OpaquePointer
         if blocks[index].hasHeaders {
             key = try pem.withUnsafeBytes {
-                try RSAKeyPolicy.decodePrivate(UnsafeRawBufferPointer(rebasing: $0[range]), inputType: "PEM",
+                try RSAKeyPolicy.decodePrivate(UnsafeRawBufferPointer(rebasing: $0[range]), inputType: .pem,
                                                passphrase: passphrase, encrypted: encrypted)
             }
         } else {
             key = try blocks[index].der.withUnsafeBytes {
-                try RSAKeyPolicy.decodePrivate($0, inputType: "DER", passphrase: passphrase, encrypted: encrypted)
+                try RSAKeyPolicy.decodePrivate($0, inputType: .der, passphrase: passphrase, encrypted: encrypted)
             }
         }
         try self.init(backing: EVPKey(taking: key), allowingSmallKeys: allowingSmallKeys)
@@ -138,7 +139,7 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
     private init(der: some DataProtocol, passphrase: SecureBytes?, allowingSmallKeys: Bool) throws {
         try checkInputSize(der.count, limit: RSAKeyPolicy.maximumEncodedKeyBytes, what: "DER private key")
         let key = try der.withContiguousBytes { bytes in
-            try RSAKeyPolicy.decodePrivate(bytes, inputType: "DER", passphrase: passphrase,
+            try RSAKeyPolicy.decodePrivate(bytes, inputType: .der, passphrase: passphrase,
                                            encrypted: RSAKeyPolicy.isEncryptedPKCS8(bytes))
         }
         try self.init(backing: EVPKey(taking: key), allowingSmallKeys: allowingSmallKeys)

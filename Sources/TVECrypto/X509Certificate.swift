@@ -110,7 +110,7 @@ public struct X509Certificate: Sendable, Hashable, CustomStringConvertible {
             var cursor: UnsafePointer<UInt8>? = bytes.bytePointer
             let end = bytes.bytePointer + bytes.count
             while let start = cursor, start < end {
-                guard let pointer = openSSLDecoderLock.withLock({ d2i_X509(nil, &cursor, end - start) }) else {
+                guard let pointer = d2i_X509(nil, &cursor, end - start) else {
                     throw TVECryptoError.malformedCertificate(reason: "certificate \(result.count + 1) of the DER bundle is malformed")
                 }
                 result.append(try X509Certificate(taking: pointer))
