@@ -160,13 +160,6 @@ final class EVPKey: @unchecked Sendable {
 /// Owns one `BIO` for the length of a call.
 final class BIOBox {
     let pointer: OpaquePointer
-    /// A read-only memory BIO over `bytes`, which must outlive the box.
-    init(reading bytes: UnsafeRawBufferPointer) throws {
-        guard let pointer = BIO_new_mem_buf(bytes.baseAddress ?? UnsafeRawPointer(emptyBytePointer), Int32(bytes.count)) else {
-            throw TVECryptoError.openSSLFailure(reason: "BIO_new_mem_buf failed")
-        }
-        self.pointer = pointer
-    }
     /// An empty, growable memory BIO.
     init() throws {
         guard let pointer = BIO_new(BIO_s_mem()) else { throw TVECryptoError.openSSLFailure(reason: "BIO_new failed") }

@@ -153,23 +153,35 @@ public struct PKCS12Bundle: Sendable {
 
 /// OpenSSL's legacy provider (RC2, DES, ...), loaded at most once per process, only when a file needs it.
 enum LegacyProvider {
-    private static let loaded: Bool = {
+    /// The provider handles, kept for the life of the process (the providers stay loaded; keeping the handles
+    /// also keeps them reachable, so leak checkers do not report them).
+    private final class Handles: @unchecked Sendable {
+        // Sendable: written once in the lazy initialiser, never read or changed afterwards.
+        let handles: [OpaquePointer]
+        init(_ handles: [OpaquePointer]) { self.handles = handles }
+    }
+
+    private static let loaded: Handles? = {
         // Loading one provider explicitly turns off the automatic fallback to the default provider in a
         // context that has not used it yet, so load the default provider too.
-        guard OSSL_PROVIDER_load(nil, "default") != nil, OSSL_PROVIDER_load(nil, "legacy") != nil else {
+        guard let defaultProvider = OSSL_PROVIDER_load(nil, "default") else {
             ERR_clear_error()
-            return false
+            return nil
         }
-        return true
+        guard let legacyProvider = OSSL_PROVIDER_load(nil, "legacy") else {
+            ERR_clear_error()
+            return Handles([defaultProvider])
+        }
+        return Handles([defaultProvider, legacyProvider])
     }()
     private static let attempted = AtomicFlag()
 
-    static var isLoaded: Bool { attempted.isSet && loaded }
+    static var isLoaded: Bool { attempted.isSet && (loaded?.handles.count ?? 0) == 2 }
 
     /// Loads the provider (once); returns whether it is available.
     static func load() -> Bool {
         attempted.set()
-        return loaded
+        return (loaded?.handles.count ?? 0) == 2
     }
 }
 
