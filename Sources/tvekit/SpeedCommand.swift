@@ -15,15 +15,17 @@ struct SpeedCommand: AsyncParsableCommand {
         Each operation alternates 50 ms slices of the TVEKit call with the bare OpenSSL call that `openssl speed`
         times (EVP_PKEY_verify/sign/decrypt on a context set up once), on the same key; "ratio" is TVEKit's rate
         over that baseline, paired slice by slice so that changes in the machine's speed cancel out.
-        With --compare-openssl, `openssl speed -seconds N rsa2048` also runs, and each figure is divided by its
-        verify/s (for verify) or sign/s (for the private-key operations).
+        With --compare-openssl, the measurement runs in rounds (one per second of --seconds, at least two): each
+        round measures every operation for one second and runs `openssl speed -seconds 1 rsa2048`, alternating
+        which goes first, and each figure is divided by the mean of OpenSSL's verify/s (for verify) or sign/s
+        (for the private-key operations), so both sides see the same machine.
         """
     )
 
     @Option(name: .long, help: "Seconds to spend on each operation (TVEKit and baseline together).")
     var seconds: Double = 4
 
-    @Flag(name: .long, help: "Also run `openssl speed -seconds N rsa2048` and report ratios against it.")
+    @Flag(name: .long, help: "Also run `openssl speed rsa2048`, interleaved in one-second rounds, and report ratios against it.")
     var compareOpenssl = false
 
     @Flag(name: .long, help: "Print JSON.")
@@ -60,31 +62,52 @@ struct SpeedCommand: AsyncParsableCommand {
         let oaepCiphertext = try publicKey.encrypt(secret, padding: .oaepSHA256)
         let baseline = try OpenSSLBaseline(key: key, message: message)
 
-        var results: [Result] = []
-        results.append(try measure("rsa2048-verify", batch: 32, baseline: baseline.verify) {
-            publicKey.isValidSignature(signature, for: message)
-        })
-        results.append(try measure("rsa2048-sign", batch: 2, baseline: baseline.sign) {
-            try key.signature(for: message).count == 256
-        })
-        results.append(try measure("rsa2048-decrypt-pkcs1", batch: 2, baseline: baseline.decrypt) {
-            try key.decrypt(pkcs1Ciphertext, padding: ._weakAndInsecurePKCS1v15).count == 32
-        })
-        results.append(try measure("rsa2048-decrypt-oaep-sha256", batch: 2, baseline: baseline.decrypt) {
-            try key.decrypt(oaepCiphertext, padding: .oaepSHA256).count == 32
-        })
+        let operations: [Operation] = [
+            Operation(name: "rsa2048-verify", batch: 32, baseline: baseline.verify) {
+                publicKey.isValidSignature(signature, for: message)
+            },
+            Operation(name: "rsa2048-sign", batch: 2, baseline: baseline.sign) {
+                try key.signature(for: message).count == 256
+            },
+            Operation(name: "rsa2048-decrypt-pkcs1", batch: 2, baseline: baseline.decrypt) {
+                try key.decrypt(pkcs1Ciphertext, padding: ._weakAndInsecurePKCS1v15).count == 32
+            },
+            Operation(name: "rsa2048-decrypt-oaep-sha256", batch: 2, baseline: baseline.decrypt) {
+                try key.decrypt(oaepCiphertext, padding: .oaepSHA256).count == 32
+            },
+        ]
 
+        // Without --compare-openssl: one round of `seconds` per operation. With it: rounds of one second per
+        // operation, alternating (A B B A ...) with one-second runs of `openssl speed`, so that both sides are
+        // measured under the same conditions on a machine whose speed drifts.
+        let rounds = compareOpenssl ? max(2, Int(seconds.rounded(.up))) : 1
+        let slice = compareOpenssl ? 1.0 : seconds
+        var totals = [Tally](repeating: Tally(), count: operations.count)
+        var opensslRuns: [(sign: Double, verify: Double)] = []
         var version: String? = nil
-        if compareOpenssl {
-            let opensslSeconds = max(1, Int(seconds.rounded(.up)))
-            Output.progress("running openssl speed -seconds \(opensslSeconds) rsa2048 ...")
-            let (opensslVersion, sign, verify) = try OpenSSLSpeed.run(seconds: opensslSeconds)
-            version = opensslVersion
-            for index in results.indices {
-                let reference = results[index].operation == "rsa2048-verify" ? verify : sign
-                results[index].opensslSpeedOpsPerSecond = reference
-                results[index].ratioToOpensslSpeed = results[index].opsPerSecond / reference
+        for round in 0..<rounds {
+            let opensslFirst = round % 2 == 1
+            if compareOpenssl, opensslFirst { try runOpenSSL(round: round, rounds: rounds, into: &opensslRuns, version: &version) }
+            for (index, operation) in operations.enumerated() {
+                Output.progress("round \(round + 1)/\(rounds): measuring \(operation.name) for \(slice) s...")
+                totals[index].add(try measure(operation, seconds: slice))
             }
+            if compareOpenssl, !opensslFirst { try runOpenSSL(round: round, rounds: rounds, into: &opensslRuns, version: &version) }
+        }
+
+        var results: [Result] = []
+        for (operation, tally) in zip(operations, totals) {
+            let rate = Double(tally.ours) / tally.oursSeconds
+            let baselineRate = Double(tally.bare) / tally.bareSeconds
+            var result = Result(operation: operation.name, operations: tally.ours, seconds: tally.oursSeconds, opsPerSecond: rate,
+                                baselineOpsPerSecond: baselineRate, ratioToBaseline: rate / baselineRate)
+            if !opensslRuns.isEmpty {
+                let values = opensslRuns.map { operation.name == "rsa2048-verify" ? $0.verify : $0.sign }
+                let reference = values.reduce(0, +) / Double(values.count)
+                result.opensslSpeedOpsPerSecond = reference
+                result.ratioToOpensslSpeed = rate / reference
+            }
+            results.append(result)
         }
 
         if json {
@@ -103,42 +126,71 @@ struct SpeedCommand: AsyncParsableCommand {
         }
     }
 
-    /// Alternates 50 ms slices of `body` and `baseline` until `seconds` have passed; every call must succeed.
-    private func measure(_ name: String, batch: Int, baseline: () -> Bool, _ body: () throws -> Bool) throws -> Result {
-        Output.progress("measuring \(name) for \(seconds) s...")
-        for _ in 0..<batch {
-            guard try body(), baseline() else { throw CLIError(message: "\(name) gave a wrong result") }
+    /// One operation to measure: the TVEKit call and the bare OpenSSL call it is paired with.
+    struct Operation {
+        var name: String
+        var batch: Int
+        var baseline: () -> Bool
+        var body: () throws -> Bool
+        init(name: String, batch: Int, baseline: @escaping () -> Bool, _ body: @escaping () throws -> Bool) {
+            self.name = name
+            self.batch = batch
+            self.baseline = baseline
+            self.body = body
+        }
+    }
+
+    /// Operation counts and times, summed over rounds.
+    struct Tally {
+        var ours = 0
+        var oursSeconds = 0.0
+        var bare = 0
+        var bareSeconds = 0.0
+        mutating func add(_ other: Tally) {
+            ours += other.ours
+            oursSeconds += other.oursSeconds
+            bare += other.bare
+            bareSeconds += other.bareSeconds
+        }
+    }
+
+    private func runOpenSSL(round: Int, rounds: Int, into runs: inout [(sign: Double, verify: Double)], version: inout String?) throws {
+        Output.progress("round \(round + 1)/\(rounds): running openssl speed -seconds 1 rsa2048...")
+        let (opensslVersion, sign, verify) = try OpenSSLSpeed.run(seconds: 1)
+        version = opensslVersion
+        runs.append((sign, verify))
+    }
+
+    /// Alternates 50 ms slices of the operation and its baseline until `seconds` have passed; every call must
+    /// succeed.
+    private func measure(_ operation: Operation, seconds: Double) throws -> Tally {
+        for _ in 0..<operation.batch {
+            guard try operation.body(), operation.baseline() else { throw CLIError(message: "\(operation.name) gave a wrong result") }
         }
         let clock = ContinuousClock()
         let slice = Duration.milliseconds(50)
         let end = clock.now + .milliseconds(Int64(seconds * 1000))
-        var ours = (count: 0, time: Duration.zero)
-        var bare = (count: 0, time: Duration.zero)
+        var tally = Tally()
         var allCorrect = true
         while clock.now < end {
             var start = clock.now
             var now = start
             repeat {
-                for _ in 0..<batch { allCorrect = try body() && allCorrect }
-                ours.count += batch
+                for _ in 0..<operation.batch { allCorrect = try operation.body() && allCorrect }
+                tally.ours += operation.batch
                 now = clock.now
             } while now - start < slice
-            ours.time += now - start
+            tally.oursSeconds += (now - start) / .seconds(1)
             start = clock.now
             repeat {
-                for _ in 0..<batch { allCorrect = baseline() && allCorrect }
-                bare.count += batch
+                for _ in 0..<operation.batch { allCorrect = operation.baseline() && allCorrect }
+                tally.bare += operation.batch
                 now = clock.now
             } while now - start < slice
-            bare.time += now - start
+            tally.bareSeconds += (now - start) / .seconds(1)
         }
-        guard allCorrect else { throw CLIError(message: "\(name) gave a wrong result") }
-        let oursSeconds = ours.time / .seconds(1)
-        let bareSeconds = bare.time / .seconds(1)
-        let rate = Double(ours.count) / oursSeconds
-        let baselineRate = Double(bare.count) / bareSeconds
-        return Result(operation: name, operations: ours.count, seconds: oursSeconds, opsPerSecond: rate,
-                      baselineOpsPerSecond: baselineRate, ratioToBaseline: rate / baselineRate)
+        guard allCorrect else { throw CLIError(message: "\(operation.name) gave a wrong result") }
+        return tally
     }
 }
 
