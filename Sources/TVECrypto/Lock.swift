@@ -12,13 +12,9 @@ final class Lock: @unchecked Sendable {
     // Sendable: the mutex is the synchronisation; it is only touched through pthread calls.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init(recursive: Bool = false) {
+    init() {
         mutex = .allocate(capacity: 1)
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        if recursive { pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE)) }
-        pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
+        pthread_mutex_init(mutex, nil)
     }
 
     deinit {
