@@ -9,6 +9,7 @@ let package = Package(
     name: "tvekit",
     products: [
         .library(name: "TVECrypto", targets: ["TVECrypto"]),
+        .library(name: "TVETokens", targets: ["TVETokens"]),
         .executable(name: "tvekit", targets: ["tvekit"]),
     ],
     dependencies: [
@@ -31,16 +32,25 @@ let package = Package(
             name: "TVECrypto",
             dependencies: ["COpenSSL"]
         ),
+        .target(
+            name: "TVETokens",
+            dependencies: ["TVECrypto"]
+        ),
         .executableTarget(
             name: "tvekit",
             dependencies: [
                 "TVECrypto",
+                "TVETokens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "TVECryptoTests",
             dependencies: ["TVECrypto"]
+        ),
+        .testTarget(
+            name: "TVETokensTests",
+            dependencies: ["TVETokens", "TVECrypto"]
         ),
         .testTarget(
             name: "CLibXML2Tests",

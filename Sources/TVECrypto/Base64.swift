@@ -30,7 +30,12 @@ public enum Base64 {
 
     /// Decodes standard Base64 from its ASCII bytes.
     public static func decode(bytes: some Collection<UInt8>, options: DecodingOptions = []) throws -> [UInt8] {
-        try Base64Codec.decode(Array(bytes), url: false, ignoringWhitespace: options.contains(.ignoringWhitespace))
+        if let result = try bytes.withContiguousStorageIfAvailable({
+            try Base64Codec.decode(UnsafeRawBufferPointer($0), url: false, ignoringWhitespace: options.contains(.ignoringWhitespace))
+        }) {
+            return result
+        }
+        return try Base64Codec.decode(Array(bytes), url: false, ignoringWhitespace: options.contains(.ignoringWhitespace))
     }
 }
 
@@ -139,29 +144,79 @@ enum Base64Codec {
 
     /// Decodes; on any error the partly decoded output is wiped first (it may be private-key DER).
     static func decode(_ text: [UInt8], url: Bool, ignoringWhitespace: Bool) throws -> [UInt8] {
-        var out: [UInt8] = []
-        do {
-            try decode(text, url: url, ignoringWhitespace: ignoringWhitespace, into: &out)
-            return out
-        } catch {
-            out.withUnsafeMutableBytes { wipe($0) }
-            throw error
-        }
+        try text.withUnsafeBytes { try decode($0, url: url, ignoringWhitespace: ignoringWhitespace) }
     }
 
-    private static func decode(_ text: [UInt8], url: Bool, ignoringWhitespace: Bool, into out: inout [UInt8]) throws {
+    /// Decodes from raw bytes. Full groups of four alphabet symbols take a fast path; the first group with anything
+    /// else (whitespace, padding, an invalid byte) continues on the exact path, which reports errors by offset.
+    static func decode(_ text: UnsafeRawBufferPointer, url: Bool, ignoringWhitespace: Bool) throws -> [UInt8] {
         let table = url ? urlTable : standardTable
-        // Reserved up front so appending never reallocates (a reallocation would leave an unwiped copy).
-        out.reserveCapacity(text.count / 4 * 3 + 3)
+        var failure: TVECryptoError? = nil
+        let capacity = text.count / 4 * 3 + 3
+        let result = table.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: capacity) { out, written in
+                var position = 0
+                var count = 0
+                if let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+                    // Eight symbols (six bytes) per step while the input is plain alphabet.
+                    while position + 8 <= text.count {
+                        let a = UInt32(table[Int(base[position])]), b = UInt32(table[Int(base[position + 1])])
+                        let c = UInt32(table[Int(base[position + 2])]), d = UInt32(table[Int(base[position + 3])])
+                        let e = UInt32(table[Int(base[position + 4])]), f = UInt32(table[Int(base[position + 5])])
+                        let g = UInt32(table[Int(base[position + 6])]), h = UInt32(table[Int(base[position + 7])])
+                        guard (a | b | c | d | e | f | g | h) < 64 else { break }
+                        let first = a << 18 | b << 12 | c << 6 | d
+                        let second = e << 18 | f << 12 | g << 6 | h
+                        out[count] = UInt8(truncatingIfNeeded: first >> 16)
+                        out[count + 1] = UInt8(truncatingIfNeeded: first >> 8)
+                        out[count + 2] = UInt8(truncatingIfNeeded: first)
+                        out[count + 3] = UInt8(truncatingIfNeeded: second >> 16)
+                        out[count + 4] = UInt8(truncatingIfNeeded: second >> 8)
+                        out[count + 5] = UInt8(truncatingIfNeeded: second)
+                        count += 6
+                        position += 8
+                    }
+                    while position + 4 <= text.count {
+                        let a = UInt32(table[Int(base[position])]), b = UInt32(table[Int(base[position + 1])])
+                        let c = UInt32(table[Int(base[position + 2])]), d = UInt32(table[Int(base[position + 3])])
+                        guard (a | b | c | d) < 64 else { break }
+                        let value = a << 18 | b << 12 | c << 6 | d
+                        out[count] = UInt8(truncatingIfNeeded: value >> 16)
+                        out[count + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                        out[count + 2] = UInt8(truncatingIfNeeded: value)
+                        count += 3
+                        position += 4
+                    }
+                }
+                do {
+                    count = try decodeRest(text, from: position, symbolsSoFar: position, url: url, ignoringWhitespace: ignoringWhitespace,
+                                           table: table, into: out, count: count)
+                } catch {
+                    failure = error as? TVECryptoError ?? TVECryptoError.invalidBase64()
+                    wipe(UnsafeMutableRawBufferPointer(out))
+                    count = 0
+                }
+                written = count
+            }
+        }
+        if let failure { throw failure }
+        return result
+    }
+
+    /// The exact decoder, from `start` on, appending to `out` after `count` bytes; returns the new count.
+    private static func decodeRest(_ text: UnsafeRawBufferPointer, from start: Int, symbolsSoFar: Int, url: Bool, ignoringWhitespace: Bool,
+                                   table: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, count: Int) throws -> Int {
+        var count = count
         var accumulator: UInt32 = 0
-        var symbols = 0          // alphabet symbols seen
-        var padding = 0          // `=` seen
-        for (position, character) in text.enumerated() {
+        var symbols = symbolsSoFar  // alphabet symbols seen (a multiple of 4 at `start`)
+        var padding = 0             // `=` seen
+        var position = start
+        while position < text.count {
+            let character = text[position]
             let value = table[Int(character)]
             switch value {
             case 0xFD:
-                if ignoringWhitespace { continue }
-                throw TVECryptoError.invalidBase64(reason: "whitespace at offset \(position)")
+                if !ignoringWhitespace { throw TVECryptoError.invalidBase64(reason: "whitespace at offset \(position)") }
             case 0xFE:
                 if url { throw TVECryptoError.invalidBase64(reason: "'=' padding at offset \(position) (Base64url takes none)") }
                 padding += 1
@@ -174,12 +229,14 @@ enum Base64Codec {
                 accumulator = accumulator << 6 | UInt32(value)
                 symbols += 1
                 if symbols % 4 == 0 {
-                    out.append(UInt8(truncatingIfNeeded: accumulator >> 16))
-                    out.append(UInt8(truncatingIfNeeded: accumulator >> 8))
-                    out.append(UInt8(truncatingIfNeeded: accumulator))
+                    out[count] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                    out[count + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
+                    out[count + 2] = UInt8(truncatingIfNeeded: accumulator)
+                    count += 3
                     accumulator = 0
                 }
             }
+            position += 1
         }
         let rest = symbols % 4
         if url {
@@ -195,13 +252,16 @@ enum Base64Codec {
         switch rest {
         case 2:
             guard accumulator & 0x0F == 0 else { throw TVECryptoError.invalidBase64(reason: "non-zero bits after the last byte") }
-            out.append(UInt8(truncatingIfNeeded: accumulator >> 4))
+            out[count] = UInt8(truncatingIfNeeded: accumulator >> 4)
+            count += 1
         case 3:
             guard accumulator & 0x03 == 0 else { throw TVECryptoError.invalidBase64(reason: "non-zero bits after the last byte") }
-            out.append(UInt8(truncatingIfNeeded: accumulator >> 10))
-            out.append(UInt8(truncatingIfNeeded: accumulator >> 2))
+            out[count] = UInt8(truncatingIfNeeded: accumulator >> 10)
+            out[count + 1] = UInt8(truncatingIfNeeded: accumulator >> 2)
+            count += 2
         default:
             break
         }
+        return count
     }
 }

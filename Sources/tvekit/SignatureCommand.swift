@@ -84,16 +84,8 @@ struct SignatureCommand: AsyncParsableCommand {
 
         func run() async throws {
             let padding = try Input.hash(hash)
-            let key: RSAPrivateKey
-            if let p12 {
-                let password = try Input.secret(fromEnvironment: passwordEnvironment) ?? ""
-                key = try PKCS12Bundle(derRepresentation: Input.read(p12, what: "PKCS#12"), password: password).privateKey
-            } else if let privateKey {
-                let passphrase = try Input.secret(fromEnvironment: passphraseEnvironment)
-                key = try RSAPrivateKey(encoded: Input.read(privateKey, what: "private key"), passphrase: passphrase)
-            } else {
-                throw CLIError(message: "give exactly one of --private-key and --p12")
-            }
+            let key = try Input.privateKey(file: privateKey, passphraseEnvironment: passphraseEnvironment, p12: p12,
+                                           passwordEnvironment: passwordEnvironment)
             let signature = try key.signature(for: Input.read(input, what: "input"), padding: padding)
             print(Base64.encode(signature, lineLength: wrap ? 76 : nil))
         }

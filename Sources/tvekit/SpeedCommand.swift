@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 @_spi(Benchmarks) import TVECrypto
+import TVETokens
 
 struct SpeedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,6 +13,10 @@ struct SpeedCommand: AsyncParsableCommand {
           rsa2048-sign                 RSASSA-PKCS1-v1_5 SHA-256 sign of the same message (hash included)
           rsa2048-decrypt-pkcs1        RSAES-PKCS1-v1_5 decrypt of one block
           rsa2048-decrypt-oaep-sha256  RSAES-OAEP (SHA-256, MGF1-SHA-256) decrypt of one block
+          token-parse                  strict parse of a serialized (Base64) media token, signature not checked
+          token-parse-text             the same for the raw token text (no outer Base64)
+          token-verify                 MediaTokenVerifier.verify of the same serialized token: Base64 decode, parse,
+                                       RSA-2048 SHA-256 verify, requestor/resource/time checks
         Each operation alternates 50 ms slices of the TVEKit call with the bare OpenSSL call that `openssl speed`
         times (EVP_PKEY_verify/sign/decrypt on a context set up once), on the same key; "ratio" is TVEKit's rate
         over that baseline, paired slice by slice so that changes in the machine's speed cancel out.
@@ -36,8 +41,8 @@ struct SpeedCommand: AsyncParsableCommand {
         var operations: Int
         var seconds: Double
         var opsPerSecond: Double
-        var baselineOpsPerSecond: Double
-        var ratioToBaseline: Double
+        var baselineOpsPerSecond: Double?
+        var ratioToBaseline: Double?
         var opensslSpeedOpsPerSecond: Double?
         var ratioToOpensslSpeed: Double?
     }
@@ -61,6 +66,12 @@ struct SpeedCommand: AsyncParsableCommand {
         let pkcs1Ciphertext = try publicKey.encrypt(secret, padding: ._weakAndInsecurePKCS1v15)
         let oaepCiphertext = try publicKey.encrypt(secret, padding: .oaepSHA256)
         let baseline = try OpenSSLBaseline(key: key, message: message)
+        let now = SystemMediaTokenClock().nowMilliseconds
+        let token = try MediaTokenIssuer(privateKey: key).issue(requestorID: "tvekit-speed", resourceID: "tvekit-resource",
+                                                                mvpdId: "SpeedMVPD", issueTime: now)
+        let serializedToken = Array(token.serialized.utf8)
+        let verifier = try MediaTokenVerifier(trustedKeys: [publicKey], requestorID: "tvekit-speed",
+                                              clock: FixedMediaTokenClock(milliseconds: now))
 
         let operations: [Operation] = [
             Operation(name: "rsa2048-verify", batch: 32, baseline: baseline.verify) {
@@ -74,6 +85,15 @@ struct SpeedCommand: AsyncParsableCommand {
             },
             Operation(name: "rsa2048-decrypt-oaep-sha256", batch: 2, baseline: baseline.decrypt) {
                 try key.decrypt(oaepCiphertext, padding: .oaepSHA256).count == 32
+            },
+            Operation(name: "token-parse", batch: 256, baseline: nil) {
+                try ShortMediaToken(parsing: serializedToken).ttl == MediaTokenIssuer.defaultTTL
+            },
+            Operation(name: "token-parse-text", batch: 256, baseline: nil) {
+                try ShortMediaToken(parsing: token.text).ttl == MediaTokenIssuer.defaultTTL
+            },
+            Operation(name: "token-verify", batch: 32, baseline: baseline.verify) {
+                verifier.verify(serializedToken, resourceID: "tvekit-resource").isValid
             },
         ]
 
@@ -98,11 +118,12 @@ struct SpeedCommand: AsyncParsableCommand {
         var results: [Result] = []
         for (operation, tally) in zip(operations, totals) {
             let rate = Double(tally.ours) / tally.oursSeconds
-            let baselineRate = Double(tally.bare) / tally.bareSeconds
+            let baselineRate = tally.bare > 0 ? Double(tally.bare) / tally.bareSeconds : nil
             var result = Result(operation: operation.name, operations: tally.ours, seconds: tally.oursSeconds, opsPerSecond: rate,
-                                baselineOpsPerSecond: baselineRate, ratioToBaseline: rate / baselineRate)
-            if !opensslRuns.isEmpty {
-                let values = opensslRuns.map { operation.name == "rsa2048-verify" ? $0.verify : $0.sign }
+                                baselineOpsPerSecond: baselineRate, ratioToBaseline: baselineRate.map { rate / $0 })
+            if !opensslRuns.isEmpty, operation.baseline != nil {
+                let usesVerify = operation.name.hasSuffix("verify")
+                let values = opensslRuns.map { usesVerify ? $0.verify : $0.sign }
                 let reference = values.reduce(0, +) / Double(values.count)
                 result.opensslSpeedOpsPerSecond = reference
                 result.ratioToOpensslSpeed = rate / reference
@@ -115,10 +136,14 @@ struct SpeedCommand: AsyncParsableCommand {
             return
         }
         if let version { print("openssl speed: \(version)") }
-        print("operation                      ops/s  baseline ops/s  ratio" + (compareOpenssl ? "  openssl speed  ratio" : ""))
+        print("operation                       ops/s  baseline ops/s  ratio" + (compareOpenssl ? "  openssl speed  ratio" : ""))
         for result in results {
-            var line = result.operation.padding(toLength: 28, withPad: " ", startingAt: 0)
-                + String(format: "%9.1f  %14.1f  %5.2f", result.opsPerSecond, result.baselineOpsPerSecond, result.ratioToBaseline)
+            var line = result.operation.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: "%10.1f", result.opsPerSecond)
+            if let baseline = result.baselineOpsPerSecond, let ratio = result.ratioToBaseline {
+                line += String(format: "  %14.1f  %5.2f", baseline, ratio)
+            } else {
+                line += "               -      -"
+            }
             if let reference = result.opensslSpeedOpsPerSecond, let ratio = result.ratioToOpensslSpeed {
                 line += String(format: "  %13.1f  %5.2f", reference, ratio)
             }
@@ -130,9 +155,9 @@ struct SpeedCommand: AsyncParsableCommand {
     struct Operation {
         var name: String
         var batch: Int
-        var baseline: () -> Bool
+        var baseline: (() -> Bool)?
         var body: () throws -> Bool
-        init(name: String, batch: Int, baseline: @escaping () -> Bool, _ body: @escaping () throws -> Bool) {
+        init(name: String, batch: Int, baseline: (() -> Bool)?, _ body: @escaping () throws -> Bool) {
             self.name = name
             self.batch = batch
             self.baseline = baseline
@@ -165,7 +190,7 @@ struct SpeedCommand: AsyncParsableCommand {
     /// succeed.
     private func measure(_ operation: Operation, seconds: Double) throws -> Tally {
         for _ in 0..<operation.batch {
-            guard try operation.body(), operation.baseline() else { throw CLIError(message: "\(operation.name) gave a wrong result") }
+            guard try operation.body(), operation.baseline?() ?? true else { throw CLIError(message: "\(operation.name) gave a wrong result") }
         }
         let clock = ContinuousClock()
         let slice = Duration.milliseconds(50)
@@ -181,9 +206,10 @@ struct SpeedCommand: AsyncParsableCommand {
                 now = clock.now
             } while now - start < slice
             tally.oursSeconds += (now - start) / .seconds(1)
+            guard let baseline = operation.baseline else { continue }
             start = clock.now
             repeat {
-                for _ in 0..<operation.batch { allCorrect = operation.baseline() && allCorrect }
+                for _ in 0..<operation.batch { allCorrect = baseline() && allCorrect }
                 tally.bare += operation.batch
                 now = clock.now
             } while now - start < slice

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TVECrypto
+import TVETokens
 
 /// `tvekit`: the command-line face of TVEKit. Every command is a thin shell over the libraries.
 ///
@@ -9,9 +10,9 @@ import TVECrypto
 struct TVEKitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tvekit",
-        abstract: "TV Everywhere entitlement tools: signatures, keys and speed.",
+        abstract: "TV Everywhere entitlement tools: media tokens, signatures, keys and speed.",
         discussion: "Exit status: 0 on success or a valid signature, 1 for an invalid signature, 2 for malformed input or a usage error.",
-        subcommands: [SignatureCommand.self, KeyCommand.self, SpeedCommand.self]
+        subcommands: [SignatureCommand.self, TokenCommand.self, KeyCommand.self, SpeedCommand.self]
     )
 
     /// Parses and runs, mapping every failure to the documented exit codes.
@@ -35,6 +36,8 @@ struct TVEKitCommand: AsyncParsableCommand {
             var message = fullMessage(for: error)
             if let cryptoError = error as? TVECryptoError {
                 message = "error: \(cryptoError.reason) [\(cryptoError.code)]"
+            } else if let tokenError = error as? MediaTokenError {
+                message = "error: \(tokenError.reason) [\(tokenError.code)]"
             } else if let cliError = error as? CLIError {
                 message = "error: \(cliError.message)"
             }
@@ -72,6 +75,36 @@ enum Input {
             throw CLIError(message: "the environment variable \(name) is not set")
         }
         return value
+    }
+
+    /// Reads the text of a token argument: the argument itself, or standard input for `-`.
+    static func tokenArgument(_ argument: String) throws -> String {
+        guard argument == "-" else { return argument }
+        return try standardInput(limit: ShortMediaToken.maximumInputBytes + 4096, what: "token")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Reads standard input up to `limit` bytes.
+    static func standardInput(limit: Int, what: String) throws -> String {
+        var data = Data()
+        while let chunk = try FileHandle.standardInput.read(upToCount: 65536), !chunk.isEmpty {
+            data.append(chunk)
+            guard data.count <= limit else { throw CLIError(message: "the \(what) on standard input is longer than \(limit) bytes") }
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Loads a private key from `--private-key FILE [--passphrase-env VAR]` or `--p12 FILE --password-env VAR`.
+    static func privateKey(file: String?, passphraseEnvironment: String?, p12: String?, passwordEnvironment: String?) throws -> RSAPrivateKey {
+        if let p12 {
+            guard let passwordEnvironment else { throw CLIError(message: "--p12 needs --password-env VAR") }
+            let password = try secret(fromEnvironment: passwordEnvironment) ?? ""
+            return try PKCS12Bundle(derRepresentation: read(p12, what: "PKCS#12"), password: password).privateKey
+        }
+        if let file {
+            return try RSAPrivateKey(encoded: read(file, what: "private key"), passphrase: secret(fromEnvironment: passphraseEnvironment))
+        }
+        throw CLIError(message: "give exactly one of --private-key and --p12")
     }
 
     static func hash(_ name: String) throws -> RSASignaturePadding {

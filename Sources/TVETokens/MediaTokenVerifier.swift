@@ -1,0 +1,203 @@
+import Foundation
+import TVECrypto
+
+/// The outcome of verifying one token, with Adobe's Media Token Verifier result codes (`ITokenVerifier.eReturnValue`)
+/// extended by TVEKit.
+public struct MediaTokenVerification: Sendable, CustomStringConvertible {
+    /// A result code. Its ``rawValue`` (`VALID_TOKEN`, ...) is stable and is what `tvekit token verify` prints.
+    public struct Result: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The token is authentic, for this requestor (and resource), within its lifetime and not replayed.
+        public static let validToken = Result("VALID_TOKEN")
+        /// The token does not follow the format (or is too large).
+        public static let invalidTokenFormat = Result("INVALID_TOKEN_FORMAT")
+        /// No trusted key verifies the signature over the signed bytes.
+        public static let invalidSignature = Result("INVALID_SIGNATURE")
+        /// `now >= issueTime + ttl + skew` (Java: `TOKEN_EXPIRED`, "Token TTL is not valid").
+        public static let tokenExpired = Result("TOKEN_EXPIRED")
+        /// `now < issueTime - skew` (TVEKit extension).
+        public static let tokenNotYetValid = Result("TOKEN_NOT_YET_VALID")
+        /// The token was issued to another requestor (TVEKit extension; the Java API compares it implicitly).
+        public static let invalidRequestorID = Result("INVALID_REQUESTOR_ID")
+        /// The token authorizes another resource.
+        public static let invalidResourceID = Result("INVALID_RESOURCE_ID")
+        /// The replay guard has seen this token already (TVEKit extension).
+        public static let tokenReplayed = Result("TOKEN_REPLAYED")
+
+        /// Every result code, in check order.
+        public static let all: [Result] = [
+            .validToken, .invalidTokenFormat, .invalidSignature, .invalidRequestorID, .invalidResourceID, .tokenNotYetValid,
+            .tokenExpired, .tokenReplayed,
+        ]
+
+        public var description: String { rawValue }
+    }
+
+    /// The result code.
+    public let result: Result
+    /// The verified token; present exactly when ``result`` is ``Result/validToken``.
+    public let token: VerifiedMediaToken?
+    /// Why the token is not valid (empty when it is). Never echoes the token's contents.
+    public let reason: String
+
+    /// Whether the token is valid.
+    public var isValid: Bool { result == .validToken }
+
+    public var description: String { reason.isEmpty ? result.rawValue : "\(result.rawValue): \(reason)" }
+
+    static func invalid(_ result: Result, _ reason: String) -> MediaTokenVerification {
+        MediaTokenVerification(result: result, token: nil, reason: reason)
+    }
+}
+
+/// The fields of a token that verified, with the getters of Adobe's `ITokenVerifier`.
+public struct VerifiedMediaToken: Sendable, Hashable {
+    /// `getResourceID()`.
+    public let resourceID: String
+    /// `getTimeIssued()`, in milliseconds since the Unix epoch.
+    public let timeIssued: Int64
+    /// `getTimeToLive()`, in milliseconds.
+    public let timeToLive: Int64
+    /// `getUserSessionGUID()`: the anonymized session GUID set by the MVPD.
+    public let userSessionGUID: String
+    /// `getMvpdId()`.
+    public let mvpdId: String
+    /// `getProxyMvpdId()`: `nil` when the token has no proxyMvpdId element.
+    public let proxyMvpdId: String?
+    /// The requestor the token was issued to (equal to the verifier's).
+    public let requestorID: String
+
+    /// ``timeIssued`` as a date.
+    public var issueDate: Date { Date(timeIntervalSince1970: Double(timeIssued) / 1000) }
+    /// The end of validity without skew, as a date.
+    public var expiryDate: Date { Date(timeIntervalSince1970: Double(timeIssued.addingSaturating(timeToLive)) / 1000) }
+}
+
+/// Verifies short media tokens before playback: the open, thread-safe counterpart of Adobe's Java
+/// `ITokenVerifier`.
+///
+/// Configure one verifier per requestor at start-up (certificates are parsed once) and share it: `verify` is safe
+/// to call from any number of threads and tasks at once, and costs one Base64 decode, one strict parse and one
+/// RSA-SHA256 verification per trusted key tried.
+///
+/// Checks run in this order, and the first failure is the result: format → signature (valid when **any** trusted
+/// key verifies, so keys can rotate) → requestor → resource (skipped when `nil`, as in the Java API) → time
+/// (`issueTime - skew <= now < issueTime + ttl + skew`, saturating) → replay (when a ``TokenReplayGuard`` is set).
+/// Requestor and resource are compared byte for byte on their UTF-8 (no Unicode normalisation). The fields of a
+/// token whose signature failed are never returned.
+///
+/// ```swift
+/// let verifier = try MediaTokenVerifier(trustedCertificates: certificates, requestorID: "my-requestor",
+///                                       replayGuard: InMemoryTokenReplayGuard())   // one-time use: one line
+/// let outcome = verifier.verify(serializedToken, resourceID: "my-channel")
+/// guard outcome.isValid, let token = outcome.token else { deny(outcome.result) }
+/// ```
+public struct MediaTokenVerifier: Sendable {
+    /// The trusted keys, tried in order.
+    public let trustedKeys: [RSAPublicKey]
+    /// The requestor ID tokens must carry.
+    public let requestorID: String
+    /// The tolerated clock difference, applied at both ends of the validity window.
+    public let clockSkewMilliseconds: Int64
+    private let requestorBytes: [UInt8]
+    private let clock: any MediaTokenClock
+    private let replayGuard: (any TokenReplayGuard)?
+
+    /// - Parameters:
+    ///   - trustedKeys: the public keys whose signatures are accepted (at least one).
+    ///   - requestorID: the requestor ID tokens must carry (non-empty).
+    ///   - clockSkew: tolerated clock difference, 0 by default; at most one day.
+    ///   - clock: where "now" comes from; the system clock by default.
+    ///   - replayGuard: enables one-time use; off (`nil`) by default.
+    /// - Throws: ``MediaTokenError/Code/invalidConfiguration``.
+    public init(trustedKeys: [RSAPublicKey], requestorID: String, clockSkew: Duration = .zero,
+                clock: any MediaTokenClock = SystemMediaTokenClock(), replayGuard: (any TokenReplayGuard)? = nil) throws {
+        guard !trustedKeys.isEmpty else { throw MediaTokenError.invalidConfiguration(reason: "no trusted key or certificate") }
+        guard !requestorID.isEmpty else { throw MediaTokenError.invalidConfiguration(reason: "the requestor ID is empty") }
+        let skew = clockSkew.components.seconds * 1000 + clockSkew.components.attoseconds / 1_000_000_000_000_000
+        guard skew >= 0, skew <= 86_400_000 else {
+            throw MediaTokenError.invalidConfiguration(reason: "the clock skew must be between 0 and one day")
+        }
+        self.trustedKeys = trustedKeys
+        self.requestorID = requestorID
+        self.requestorBytes = Array(requestorID.utf8)
+        self.clockSkewMilliseconds = skew
+        self.clock = clock
+        self.replayGuard = replayGuard
+    }
+
+    /// A verifier trusting the public keys of `trustedCertificates` (for example the current and the next Adobe
+    /// signing certificate). Certificate validity dates are not checked: trust is the caller's configuration.
+    /// - Throws: ``MediaTokenError/Code/invalidConfiguration``, or the ``TVECryptoError`` of a certificate whose
+    ///   key is unusable.
+    public init(trustedCertificates: [X509Certificate], requestorID: String, clockSkew: Duration = .zero,
+                clock: any MediaTokenClock = SystemMediaTokenClock(), replayGuard: (any TokenReplayGuard)? = nil) throws {
+        try self.init(trustedKeys: trustedCertificates.map { try RSAPublicKey(certificate: $0) }, requestorID: requestorID,
+                      clockSkew: clockSkew, clock: clock, replayGuard: replayGuard)
+    }
+
+    /// Verifies a token given as bytes (serialized Base64 or raw token text).
+    /// - Parameter resourceID: the resource the caller is about to play; `nil` skips the resource check.
+    public func verify(_ token: some DataProtocol, resourceID: String? = nil) -> MediaTokenVerification {
+        do {
+            return verify(parsed: try ShortMediaToken(parsing: token), resourceID: resourceID)
+        } catch let error as MediaTokenError {
+            return .invalid(.invalidTokenFormat, error.reason)
+        } catch {
+            return .invalid(.invalidTokenFormat, "the token cannot be parsed")
+        }
+    }
+
+    /// Verifies a token given as a string (serialized Base64 or raw token text).
+    public func verify(_ token: String, resourceID: String? = nil) -> MediaTokenVerification {
+        do {
+            return verify(parsed: try ShortMediaToken(parsing: token), resourceID: resourceID)
+        } catch let error as MediaTokenError {
+            return .invalid(.invalidTokenFormat, error.reason)
+        } catch {
+            return .invalid(.invalidTokenFormat, "the token cannot be parsed")
+        }
+    }
+
+    /// Verifies an already parsed token.
+    public func verify(parsed token: ShortMediaToken, resourceID: String? = nil) -> MediaTokenVerification {
+        let signedBytes = token.signedBytes
+        guard trustedKeys.contains(where: { $0.isValidSignature(token.signature, for: signedBytes, padding: .pkcs1v15SHA256) }) else {
+            return .invalid(.invalidSignature, "no trusted key verifies the signature")
+        }
+        guard token.requestorID.utf8.elementsEqual(requestorBytes) else {
+            return .invalid(.invalidRequestorID, "the token was issued to another requestor")
+        }
+        if let resourceID, !token.resourceID.utf8.elementsEqual(resourceID.utf8) {
+            return .invalid(.invalidResourceID, "the token authorizes another resource")
+        }
+        let now = clock.nowMilliseconds
+        let notBefore = token.issueTime.subtractingSaturating(clockSkewMilliseconds)
+        let notAfter = token.issueTime.addingSaturating(token.ttl).addingSaturating(clockSkewMilliseconds)
+        if now < notBefore { return .invalid(.tokenNotYetValid, "the token's issue time is in the future") }
+        if now >= notAfter { return .invalid(.tokenExpired, "the token's lifetime has ended") }
+        if let replayGuard {
+            guard let key = try? TokenReplayKey(signedBytes: signedBytes),
+                  replayGuard.recordFirstUse(of: key, expiresAt: notAfter, now: now)
+            else { return .invalid(.tokenReplayed, "the token was used before") }
+        }
+        let verified = VerifiedMediaToken(resourceID: token.resourceID, timeIssued: token.issueTime, timeToLive: token.ttl,
+                                          userSessionGUID: token.sessionGUID, mvpdId: token.mvpdId,
+                                          proxyMvpdId: token.proxyMvpdId, requestorID: token.requestorID)
+        return MediaTokenVerification(result: .validToken, token: verified, reason: "")
+    }
+}
+
+extension Int64 {
+    func addingSaturating(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
+    func subtractingSaturating(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other > 0 ? .min : .max) : difference
+    }
+}

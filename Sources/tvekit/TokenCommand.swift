@@ -1,0 +1,226 @@
+import ArgumentParser
+import Foundation
+import TVECrypto
+import TVETokens
+
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Verify, inspect and issue short media tokens.",
+        subcommands: [Verify.self, Inspect.self, Issue.self]
+    )
+
+    /// The JSON line printed for one verification.
+    struct VerificationOutput: Encodable {
+        var line: Int?
+        var result: String
+        var reason: String?
+        var sessionGUID: String?
+        var requestorID: String?
+        var resourceID: String?
+        var ttl: Int64?
+        var issueTime: Int64?
+        var mvpdId: String?
+        var proxyMvpdId: String?
+
+        init(_ verification: MediaTokenVerification, line: Int? = nil) {
+            self.line = line
+            result = verification.result.rawValue
+            if let token = verification.token {
+                sessionGUID = token.userSessionGUID
+                requestorID = token.requestorID
+                resourceID = token.resourceID
+                ttl = token.timeToLive
+                issueTime = token.timeIssued
+                mvpdId = token.mvpdId
+                proxyMvpdId = token.proxyMvpdId ?? ""
+            } else {
+                reason = verification.reason
+            }
+        }
+
+        func jsonLine() throws -> String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return String(decoding: try encoder.encode(self), as: UTF8.self)
+        }
+    }
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Verify a media token: prints the result code; exit 0 when VALID_TOKEN, 1 otherwise, 2 for usage errors.",
+            discussion: """
+            The token is the serialized (Base64) form or raw token text, as an argument or on standard input with '-'.
+            With --batch FILE (or --batch - for standard input), every non-empty line is a token and one JSON result
+            is printed per line; the exit status is 0 only when every token is valid.
+            """
+        )
+
+        @Option(name: .customLong("cert"), help: "A trusted certificate file (PEM or DER, one or a bundle). Repeat for several.")
+        var certificates: [String] = []
+
+        @Option(name: .long, help: "The requestor ID the token must carry.")
+        var requestor: String
+
+        @Option(name: .long, help: "The resource the token must authorize (omit to skip the check).")
+        var resource: String?
+
+        @Option(name: .long, help: "Verify as if now were this time, in milliseconds since the Unix epoch.")
+        var now: Int64?
+
+        @Option(name: .long, help: "Tolerated clock skew in seconds (0 to 86400).")
+        var skew: Int = 0
+
+        @Flag(name: .customLong("one-time"), help: "Refuse a token seen before in this run (replay guard; useful with --batch).")
+        var oneTime = false
+
+        @Flag(name: .long, help: "Print JSON.")
+        var json = false
+
+        @Option(name: .long, help: "A file with one token per line ('-' for standard input).")
+        var batch: String?
+
+        @Argument(help: "The token, or '-' to read it from standard input.")
+        var token: String?
+
+        func validate() throws {
+            if certificates.isEmpty { throw ValidationError("give at least one --cert FILE") }
+            if (batch == nil) == (token == nil) { throw ValidationError("give either a TOKEN argument or --batch FILE") }
+            if skew < 0 || skew > 86_400 { throw ValidationError("--skew must be between 0 and 86400 seconds") }
+        }
+
+        func run() async throws {
+            var trusted: [X509Certificate] = []
+            for path in certificates {
+                trusted += try X509Certificate.certificates(encoded: Input.read(path, what: "certificate"))
+            }
+            let clock: any MediaTokenClock = now.map { FixedMediaTokenClock(milliseconds: $0) } ?? SystemMediaTokenClock()
+            let verifier = try MediaTokenVerifier(trustedCertificates: trusted, requestorID: requestor, clockSkew: .seconds(skew),
+                                                  clock: clock, replayGuard: oneTime ? InMemoryTokenReplayGuard() : nil)
+            if let batch {
+                let text = batch == "-"
+                    ? try Input.standardInput(limit: Input.maximumFileBytes, what: "batch")
+                    : String(decoding: try Input.read(batch, what: "batch"), as: UTF8.self)
+                var allValid = true
+                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let tokenText = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                    guard !tokenText.isEmpty else { continue }
+                    let outcome = verifier.verify(tokenText, resourceID: resource)
+                    allValid = allValid && outcome.isValid
+                    print(try VerificationOutput(outcome, line: number + 1).jsonLine())
+                }
+                if !allValid { throw ExitCode(1) }
+                return
+            }
+            let outcome = verifier.verify(try Input.tokenArgument(token ?? "-"), resourceID: resource)
+            if json {
+                print(try VerificationOutput(outcome).jsonLine())
+            } else {
+                print(outcome.result.rawValue)
+                if !outcome.isValid { Output.progress(outcome.reason) }
+            }
+            if !outcome.isValid { throw ExitCode(1) }
+        }
+    }
+
+    struct Inspect: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decode a media token WITHOUT verifying it (the output says UNVERIFIED)."
+        )
+
+        @Flag(name: .long, help: "Print JSON.")
+        var json = false
+
+        @Argument(help: "The token, or '-' to read it from standard input.")
+        var token: String
+
+        struct Report: Encodable {
+            var verified = false
+            var warning = "UNVERIFIED: the signature, requestor, resource and lifetime were NOT checked"
+            var sessionGUID, requestorID, resourceID, mvpdId, proxyMvpdId: String
+            var ttl, issueTime: Int64
+            var signatureBytes: Int
+            var signedBytes: Int
+        }
+
+        func run() async throws {
+            let parsed = try ShortMediaToken(parsing: Input.tokenArgument(token))
+            let report = Report(sessionGUID: parsed.sessionGUID, requestorID: parsed.requestorID, resourceID: parsed.resourceID,
+                                mvpdId: parsed.mvpdId, proxyMvpdId: parsed.proxyMvpdId ?? "", ttl: parsed.ttl, issueTime: parsed.issueTime,
+                                signatureBytes: parsed.signature.count, signedBytes: parsed.signedRange.count)
+            if json {
+                print(try Output.json(report))
+                return
+            }
+            let issued = Date(timeIntervalSince1970: Double(parsed.issueTime) / 1000)
+            print("UNVERIFIED TOKEN: the signature, requestor, resource and lifetime were NOT checked.")
+            print("  sessionGUID:  \(parsed.sessionGUID)")
+            print("  requestorID:  \(parsed.requestorID)")
+            print("  resourceID:   \(parsed.resourceID)")
+            print("  ttl:          \(parsed.ttl) ms")
+            print("  issueTime:    \(parsed.issueTime) (\(ISO8601DateFormatter().string(from: issued)))")
+            print("  mvpdId:       \(parsed.mvpdId)")
+            print("  proxyMvpdId:  \(parsed.proxyMvpdId.map { $0.isEmpty ? "(empty)" : $0 } ?? "(absent)")")
+            print("  signature:    \(parsed.signature.count) bytes over \(parsed.signedRange.count) signed bytes")
+            print("UNVERIFIED: use 'tvekit token verify' before trusting any of this.")
+        }
+    }
+
+    struct Issue: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Issue a signed media token (prints the serialized form).",
+            discussion: "Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with --password-env."
+        )
+
+        @Option(name: .long, help: "A private key file (PEM or DER).")
+        var privateKey: String?
+
+        @Option(name: .customLong("passphrase-env"), help: "The environment variable holding the private key's passphrase.")
+        var passphraseEnvironment: String?
+
+        @Option(name: .long, help: "A PKCS#12 file holding the key.")
+        var p12: String?
+
+        @Option(name: .customLong("password-env"), help: "The environment variable holding the PKCS#12 password.")
+        var passwordEnvironment: String?
+
+        @Option(name: .long, help: "The requestor ID.")
+        var requestor: String
+
+        @Option(name: .long, help: "The resource ID.")
+        var resource: String
+
+        @Option(name: .long, help: "The MVPD ID.")
+        var mvpd: String
+
+        @Option(name: .long, help: "Lifetime in milliseconds.")
+        var ttl: Int64 = MediaTokenIssuer.defaultTTL
+
+        @Option(name: .customLong("session-guid"), help: "The session GUID (a random UUID by default).")
+        var sessionGUID: String?
+
+        @Option(name: .customLong("proxy-mvpd"), help: "The proxy MVPD ID.")
+        var proxyMvpd: String?
+
+        @Option(name: .customLong("issue-time"), help: "Issue time in milliseconds since the Unix epoch (now by default).")
+        var issueTime: Int64?
+
+        @Flag(name: .long, help: "Print the raw token text instead of the serialized (Base64) form.")
+        var raw = false
+
+        func validate() throws {
+            if (privateKey == nil) == (p12 == nil) { throw ValidationError("give exactly one of --private-key and --p12") }
+            if p12 != nil, passwordEnvironment == nil { throw ValidationError("--p12 needs --password-env VAR") }
+            if ttl < 0 { throw ValidationError("--ttl must not be negative") }
+        }
+
+        func run() async throws {
+            let key = try Input.privateKey(file: privateKey, passphraseEnvironment: passphraseEnvironment, p12: p12,
+                                           passwordEnvironment: passwordEnvironment)
+            let token = try MediaTokenIssuer(privateKey: key).issue(
+                requestorID: requestor, resourceID: resource, mvpdId: mvpd, sessionGUID: sessionGUID ?? UUID().uuidString,
+                proxyMvpdId: proxyMvpd, ttl: ttl, issueTime: issueTime)
+            print(raw ? String(decoding: token.text, as: UTF8.self) : token.serialized)
+        }
+    }
+}

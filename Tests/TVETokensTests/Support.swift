@@ -1,0 +1,50 @@
+import Foundation
+import TVECrypto
+@testable import TVETokens
+
+enum TokenFixtures {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func bytes(_ relativePath: String) throws -> [UInt8] {
+        let url = repository.appendingPathComponent(relativePath)
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw MediaTokenError.invalidConfiguration(reason: "missing test file \(relativePath)")
+        }
+        return [UInt8](data)
+    }
+
+    /// The committed leaf key and certificate of TestVectors/fixtures.
+    static let key: RSAPrivateKey = {
+        let pem = (try? bytes("TestVectors/fixtures/leaf.pkcs8.pem")).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return (try? RSAPrivateKey(pemRepresentation: pem)) ?? (try? RSAPrivateKey()).unsafelyUnwrapped
+    }()
+    static let otherKey: RSAPrivateKey = {
+        let pem = (try? bytes("TestVectors/fixtures/rsa2048.pkcs8.pem")).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return (try? RSAPrivateKey(pemRepresentation: pem)) ?? (try? RSAPrivateKey()).unsafelyUnwrapped
+    }()
+
+    static let now: Int64 = 1_767_225_600_000
+    static let issuer = MediaTokenIssuer(privateKey: key, clock: FixedMediaTokenClock(milliseconds: now))
+
+    static func token(requestor: String = "tvekit-test", resource: String = "tvekit-resource", mvpd: String = "TestMVPD",
+                      proxy: String? = nil, ttl: Int64 = 420_000, issueTime: Int64? = nil) throws -> ShortMediaToken {
+        try issuer.issue(requestorID: requestor, resourceID: resource, mvpdId: mvpd, sessionGUID: "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+                         proxyMvpdId: proxy, ttl: ttl, issueTime: issueTime ?? now - 100_000)
+    }
+
+    static func verifier(now: Int64 = TokenFixtures.now, skewSeconds: Int64 = 0, replayGuard: (any TokenReplayGuard)? = nil,
+                         keys: [RSAPublicKey] = [key.publicKey]) throws -> MediaTokenVerifier {
+        try MediaTokenVerifier(trustedKeys: keys, requestorID: "tvekit-test", clockSkew: .seconds(skewSeconds),
+                               clock: FixedMediaTokenClock(milliseconds: now), replayGuard: replayGuard)
+    }
+}
+
+func tokenError(_ body: () throws -> Void) -> MediaTokenError? {
+    do {
+        try body()
+        return nil
+    } catch {
+        return error as? MediaTokenError
+    }
+}
