@@ -188,9 +188,75 @@ struct CLITests {
         let object = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
         let results = object?["results"] as? [[String: Any]] ?? []
         #expect(results.compactMap { $0["operation"] as? String } == [
-            "rsa2048-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1", "rsa2048-decrypt-oaep-sha256",
+            "rsa2048-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1", "rsa2048-decrypt-oaep-sha256", "token-parse",
+            "token-parse-text", "token-verify",
         ])
         #expect(results.allSatisfy { ($0["opsPerSecond"] as? Double ?? 0) > 0 })
         #expect(outcome.stderr.contains("measuring"))
+    }
+
+    // MARK: token
+
+    static let now = "1767225600000"
+
+    func issue(_ extra: [String] = []) throws -> String {
+        let outcome = try CLI.run(["token", "issue", "--p12", CLI.fixture("modern.p12"), "--password-env", "P", "--requestor", "tvekit-test",
+                                   "--resource", "tvekit-resource", "--mvpd", "TestMVPD", "--issue-time", Self.now] + extra,
+                                  environment: ["P": "fixture-password"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        return outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("token issue, then verify: VALID_TOKEN and exit 0; every invalid result exits 1")
+    func tokenIssueVerify() throws {
+        let token = try issue()
+        let base = ["token", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--requestor", "tvekit-test", "--now", Self.now]
+        let valid = try CLI.run(base + ["--resource", "tvekit-resource", token])
+        #expect(valid.status == 0 && valid.stdout == "VALID_TOKEN\n", "\(valid.stderr)")
+        let wrongResource = try CLI.run(base + ["--resource", "other", token])
+        #expect(wrongResource.status == 1 && wrongResource.stdout == "INVALID_RESOURCE_ID\n")
+        let expired = try CLI.run(["token", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--requestor", "tvekit-test",
+                                   "--now", "1767226100000", token])
+        #expect(expired.status == 1 && expired.stdout == "TOKEN_EXPIRED\n")
+        let untrusted = try CLI.run(["token", "verify", "--cert", CLI.fixture("ca.cert.pem"), "--requestor", "tvekit-test", "--now", Self.now, token])
+        #expect(untrusted.status == 1 && untrusted.stdout == "INVALID_SIGNATURE\n")
+        let garbage = try CLI.run(base + ["not a token"])
+        #expect(garbage.status == 1 && garbage.stdout == "INVALID_TOKEN_FORMAT\n")
+        let json = try CLI.run(base + ["--json", token])
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["result"] as? String == "VALID_TOKEN")
+        #expect(object?["resourceID"] as? String == "tvekit-resource")
+        #expect(object?["ttl"] as? Int == 420_000)
+        let usage = try CLI.run(["token", "verify", "--requestor", "r", token])
+        #expect(usage.status == 2)
+    }
+
+    @Test("token verify reads standard input and batches, one JSON line per token")
+    func tokenBatch() throws {
+        let token = try issue()
+        let other = try issue(["--resource", "other"])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-batch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let batch = directory.appendingPathComponent("tokens.txt")
+        try Data("\(token)\n\n\(other)\ngarbage\n\(token)\n".utf8).write(to: batch)
+        let outcome = try CLI.run(["token", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--requestor", "tvekit-test", "--now", Self.now,
+                                   "--resource", "tvekit-resource", "--one-time", "--batch", batch.path])
+        let results = outcome.stdout.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["result"] as? String
+        }
+        #expect(results == ["VALID_TOKEN", "INVALID_RESOURCE_ID", "INVALID_TOKEN_FORMAT", "TOKEN_REPLAYED"])
+        #expect(outcome.status == 1)
+    }
+
+    @Test("token inspect says UNVERIFIED and decodes the fields")
+    func tokenInspect() throws {
+        let token = try issue(["--proxy-mvpd", "Proxy"])
+        let outcome = try CLI.run(["token", "inspect", token])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.contains("UNVERIFIED"))
+        #expect(outcome.stdout.contains("tvekit-resource") && outcome.stdout.contains("Proxy"))
+        let bad = try CLI.run(["token", "inspect", "garbage"])
+        #expect(bad.status == 2 && bad.stderr.contains("malformedToken"))
     }
 }
