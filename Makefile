@@ -5,7 +5,7 @@ SWIFT ?= swift
 # pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make demo` for its comparison.
 APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl
 
-.PHONY: all deps build test demo speed sanitize asan benchmarks fixtures clean
+.PHONY: all deps build test demo speed sanitize asan fuzz benchmarks fixtures clean
 
 all: build
 
@@ -44,6 +44,19 @@ sanitize: deps
 asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter TVECryptoTests
 
+# libFuzzer over the media-token parser and verifier, with AddressSanitizer, for FUZZ_SECONDS (default 60).
+# New inputs go to .build-fuzz/corpus; crashes to Fuzz/artifacts (copy them to Fuzz/Regressions, which the tests replay).
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
+fuzz: deps
+	$(SWIFT) build -c release --product FuzzMediaToken --scratch-path .build-fuzz \
+	  --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+	mkdir -p .build-fuzz/corpus/FuzzMediaToken Fuzz/artifacts/FuzzMediaToken
+	SWIFT_BACKTRACE=enable=no .build-fuzz/release/FuzzMediaToken -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
+	  -dict=Fuzz/FuzzMediaToken.dict -artifact_prefix=Fuzz/artifacts/FuzzMediaToken/ -print_final_stats=1 \
+	  $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
+	  .build-fuzz/corpus/FuzzMediaToken Fuzz/Corpus/FuzzMediaToken
+
 # package-benchmark lives in a nested package so library users never build it.
 benchmarks: deps
 	cd Benchmarks && $(SWIFT) package benchmark --no-progress
@@ -53,4 +66,4 @@ fixtures:
 	bash TestVectors/fixtures/generate.sh
 
 clean:
-	rm -rf .build .build-tsan .build-asan Benchmarks/.build
+	rm -rf .build .build-tsan .build-asan .build-fuzz Benchmarks/.build

@@ -44,6 +44,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // libFuzzer target (make fuzz); in a normal build, a replayer for its inputs.
+        .executableTarget(
+            name: "FuzzMediaToken",
+            dependencies: ["TVETokens"],
+            path: "Fuzz/FuzzMediaToken"
+        ),
         .testTarget(
             name: "TVECryptoTests",
             dependencies: ["TVECrypto"]

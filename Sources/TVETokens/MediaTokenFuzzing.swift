@@ -1,0 +1,52 @@
+import Foundation
+import TVECrypto
+
+/// The body of the media-token fuzzer (`Fuzz/FuzzMediaToken`), shared with the test suite, which replays the
+/// regression inputs in `Fuzz/Regressions/FuzzMediaToken` through it.
+///
+/// Besides "never crash", it checks invariants on every input and traps when one breaks, so that libFuzzer
+/// reports it: a token that parses has its signed bytes inside its text; parsing and verifying agree about the
+/// format; a parsed token survives serialization and re-parsing unchanged; a forged token is never valid.
+@_spi(Fuzzing)
+public enum MediaTokenFuzzing {
+    private static let key: RSAPublicKey? = {
+        // A fixed throw-away key pair is not needed: any key works, since fuzzed inputs never carry a valid signature.
+        (try? RSAPrivateKey(keySizeInBits: 2048))?.publicKey
+    }()
+
+    private static let verifier: MediaTokenVerifier? = key.flatMap {
+        try? MediaTokenVerifier(trustedKeys: [$0], requestorID: "tvekit-fuzz", clockSkew: .seconds(60),
+                                clock: FixedMediaTokenClock(milliseconds: 1_767_225_600_000), replayGuard: InMemoryTokenReplayGuard(capacity: 1024))
+    }
+
+    /// Runs one input. Returns normally unless an invariant is broken, in which case it traps.
+    public static func run(_ data: UnsafeRawBufferPointer) {
+        let parsed = try? ShortMediaToken(parsing: data)
+        if let verifier {
+            let outcome = verifier.verify(data, resourceID: "r")
+            check((parsed == nil) == (outcome.result == .invalidTokenFormat), "parse and verify disagree about the format")
+            check(outcome.result != .validToken, "a fuzzed token verified")
+            check(outcome.token == nil || outcome.isValid, "fields returned for an invalid token")
+        }
+        guard let token = parsed else { return }
+        check(token.signedRange.lowerBound >= 0 && token.signedRange.upperBound == token.text.count, "signed range out of place")
+        check(token.signedBytes.starts(with: Array("<shortAuthorizationToken>".utf8)), "signed bytes do not start with the element")
+        check(token.ttl >= 0 && token.issueTime >= 0, "negative integer accepted")
+        for field in [token.sessionGUID, token.requestorID, token.resourceID, token.mvpdId] {
+            check(!field.isEmpty && field.utf8.count <= ShortMediaToken.maximumFieldBytes, "field size rule broken")
+        }
+        // Round trips: the serialized form and the raw text parse to the same token.
+        let again = try? ShortMediaToken(parsing: token.serialized)
+        check(again == token, "serialized form does not parse back to the same token")
+        let raw = try? ShortMediaToken(parsing: token.text)
+        check(raw == token, "token text does not parse back to the same token")
+    }
+
+    @inline(__always)
+    private static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition {
+            // Reached only when the parser itself is wrong; the fuzzer needs a crash to report it.
+            preconditionFailure("MediaTokenFuzzing invariant broken: \(message())")
+        }
+    }
+}
