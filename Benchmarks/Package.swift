@@ -16,6 +16,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "TVECrypto", package: "tvekit"),
+                .product(name: "TVETokens", package: "tvekit"),
             ],
             path: "Benchmarks/CryptoBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

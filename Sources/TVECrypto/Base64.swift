@@ -29,13 +29,23 @@ public enum Base64 {
     }
 
     /// Decodes standard Base64 from its ASCII bytes.
+    @inlinable
     public static func decode(bytes: some Collection<UInt8>, options: DecodingOptions = []) throws -> [UInt8] {
-        if let result = try bytes.withContiguousStorageIfAvailable({
-            try Base64Codec.decode(UnsafeRawBufferPointer($0), url: false, ignoringWhitespace: options.contains(.ignoringWhitespace))
-        }) {
+        let whitespace = options.contains(.ignoringWhitespace)
+        if let result = try bytes.withContiguousStorageIfAvailable({ try _decode(UnsafeRawBufferPointer($0), ignoringWhitespace: whitespace) }) {
             return result
         }
-        return try Base64Codec.decode(Array(bytes), url: false, ignoringWhitespace: options.contains(.ignoringWhitespace))
+        return try [UInt8](bytes).withUnsafeBytes { try _decode($0, ignoringWhitespace: whitespace) }
+    }
+
+    /// Decodes standard Base64 from a raw buffer (no copy of the input).
+    public static func decode(buffer: UnsafeRawBufferPointer, options: DecodingOptions = []) throws -> [UInt8] {
+        try Base64Codec.decode(buffer, url: false, ignoringWhitespace: options.contains(.ignoringWhitespace))
+    }
+
+    @usableFromInline
+    static func _decode(_ bytes: UnsafeRawBufferPointer, ignoringWhitespace: Bool) throws -> [UInt8] {
+        try Base64Codec.decode(bytes, url: false, ignoringWhitespace: ignoringWhitespace)
     }
 }
 

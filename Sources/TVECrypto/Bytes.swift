@@ -4,7 +4,7 @@ import Foundation
 extension DataProtocol {
     /// Calls `body` with the bytes as one contiguous buffer, copying only when the collection is not contiguous
     /// (a `DispatchData` with several regions, say). A copy made here is wiped before it is freed.
-    @inlinable
+    @inlinable @inline(__always)
     func withContiguousBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         if let result = try withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
             return result

@@ -48,8 +48,8 @@ final class EVPKey: @unchecked Sendable {
     /// The most idle contexts kept per operation (more than the threads that usually share one key).
     private static let poolLimit = 16
     private let poolLock = Lock()
-    // Guarded by `poolLock`.
-    private var pool: [Operation: [Context]] = [:]
+    // Guarded by `poolLock`. A key serves a handful of operations at most, so a linear scan beats hashing the key.
+    private var pool: [(operation: Operation, contexts: [Context])] = []
 
     /// Takes ownership of `pointer` (one reference).
     init(taking pointer: OpaquePointer) {
@@ -60,7 +60,7 @@ final class EVPKey: @unchecked Sendable {
 
     deinit {
         // No other reference exists while deinit runs, so the pool needs no lock here.
-        for context in pool.values.joined() { context.free() }
+        for context in pool.flatMap(\.contexts) { context.free() }
         EVP_PKEY_free(pointer)
     }
 
@@ -72,15 +72,22 @@ final class EVPKey: @unchecked Sendable {
     /// are never pooled.
     func withContext<R>(for operation: Operation, label: [UInt8] = [], _ body: (Context) throws -> R) throws -> R {
         let poolable = label.isEmpty
-        let reused: Context? = poolable ? poolLock.withLock { pool[operation]?.popLast() } : nil
+        let reused: Context? = poolable ? poolLock.withLock { () -> Context? in
+            for index in pool.indices where pool[index].operation == operation { return pool[index].contexts.popLast() }
+            return nil
+        } : nil
         let context = try reused ?? makeContext(for: operation, label: label)
         do {
             let result = try body(context)
             if poolable {
                 let kept = poolLock.withLock { () -> Bool in
                     // Mutate in place: copying the array out and back would allocate on every call.
-                    guard pool[operation, default: []].count < Self.poolLimit else { return false }
-                    pool[operation, default: []].append(context)
+                    guard let index = pool.firstIndex(where: { $0.operation == operation }) else {
+                        pool.append((operation, [context]))
+                        return true
+                    }
+                    guard pool[index].contexts.count < Self.poolLimit else { return false }
+                    pool[index].contexts.append(context)
                     return true
                 }
                 if !kept { context.free() }

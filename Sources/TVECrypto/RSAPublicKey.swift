@@ -138,26 +138,35 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
     ///   - message: the signed bytes; they are hashed here.
     ///   - padding: the scheme and hash; ``RSASignaturePadding/pkcs1v15SHA256`` by default.
     /// - Returns: `true` only for a valid signature. Never throws: any failure is `false`.
+    @inlinable
     public func isValidSignature(_ signature: some DataProtocol, for message: some DataProtocol,
                                  padding: RSASignaturePadding = .pkcs1v15SHA256) -> Bool {
-        guard signature.count == backing.byteCount else { return false }
-        let hash = padding.hash
-        return message.withContiguousBytes { messageBytes in
-            signature.withContiguousBytes { signatureBytes in
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digest -> Bool in
-                    guard let digestPointer = digest.baseAddress else { return false }
-                    let result = try? backing.withContext(for: .verify(hash)) { context -> Int32 in
-                        guard context.hash(messageBytes, with: hash, into: digestPointer) else { return -1 }
-                        return EVP_PKEY_verify(context.pointer, signatureBytes.bytePointer, signatureBytes.count,
-                                               digestPointer, hash.digestByteCount)
-                    }
-                    guard result == 1 else {
-                        ERR_clear_error()
-                        return false
-                    }
-                    return true
-                }
+        // A thin generic layer, specialised in the caller's module, over a non-generic core: unspecialised generic
+        // code across a module boundary would cost more than the hashing.
+        signature.withContiguousBytes { signatureBytes in
+            message.withContiguousBytes { messageBytes in
+                _isValidSignature(signatureBytes, for: messageBytes, padding: padding)
             }
+        }
+    }
+
+    @usableFromInline
+    func _isValidSignature(_ signatureBytes: UnsafeRawBufferPointer, for messageBytes: UnsafeRawBufferPointer,
+                           padding: RSASignaturePadding) -> Bool {
+        guard signatureBytes.count == backing.byteCount else { return false }
+        let hash = padding.hash
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digest -> Bool in
+            guard let digestPointer = digest.baseAddress else { return false }
+            let result = try? backing.withContext(for: .verify(hash)) { context -> Int32 in
+                guard context.hash(messageBytes, with: hash, into: digestPointer) else { return -1 }
+                return EVP_PKEY_verify(context.pointer, signatureBytes.bytePointer, signatureBytes.count,
+                                       digestPointer, hash.digestByteCount)
+            }
+            guard result == 1 else {
+                ERR_clear_error()
+                return false
+            }
+            return true
         }
     }
 

@@ -60,7 +60,7 @@ enum MediaTokenCodec {
             text = [UInt8](input)
         } else {
             do {
-                text = try Base64.decode(bytes: input, options: .ignoringWhitespace)
+                text = try Base64.decode(buffer: input, options: .ignoringWhitespace)
             } catch let error as TVECryptoError {
                 throw MediaTokenError.malformedToken(reason: "the token is neither token text nor valid Base64: \(error.reason)")
             }
@@ -78,7 +78,7 @@ enum MediaTokenCodec {
         try scanner.expect(signatureInfoClose, "</signatureInfo>")
         let signature: [UInt8]
         do {
-            signature = try Base64.decode(bytes: UnsafeRawBufferPointer(rebasing: bytes[signatureText]))
+            signature = try Base64.decode(buffer: UnsafeRawBufferPointer(rebasing: bytes[signatureText]))
         } catch let error as TVECryptoError {
             throw MediaTokenError.malformedToken(reason: "signatureInfo is not canonical Base64 (\(error.reason))")
         }

@@ -140,25 +140,31 @@ public struct MediaTokenVerifier: Sendable {
 
     /// Verifies a token given as bytes (serialized Base64 or raw token text).
     /// - Parameter resourceID: the resource the caller is about to play; `nil` skips the resource check.
+    @inlinable
     public func verify(_ token: some DataProtocol, resourceID: String? = nil) -> MediaTokenVerification {
-        do {
-            return verify(parsed: try ShortMediaToken(parsing: token), resourceID: resourceID)
-        } catch let error as MediaTokenError {
-            return .invalid(.invalidTokenFormat, error.reason)
-        } catch {
-            return .invalid(.invalidTokenFormat, "the token cannot be parsed")
+        if let outcome = token.withContiguousStorageIfAvailable({ _verify(UnsafeRawBufferPointer($0), resourceID: resourceID) }) {
+            return outcome
         }
+        return [UInt8](token).withUnsafeBytes { _verify($0, resourceID: resourceID) }
     }
 
     /// Verifies a token given as a string (serialized Base64 or raw token text).
     public func verify(_ token: String, resourceID: String? = nil) -> MediaTokenVerification {
+        var token = token
+        return token.withUTF8 { _verify(UnsafeRawBufferPointer($0), resourceID: resourceID) }
+    }
+
+    @usableFromInline
+    func _verify(_ bytes: UnsafeRawBufferPointer, resourceID: String?) -> MediaTokenVerification {
+        let token: ShortMediaToken
         do {
-            return verify(parsed: try ShortMediaToken(parsing: token), resourceID: resourceID)
+            token = try MediaTokenCodec.parse(bytes)
         } catch let error as MediaTokenError {
             return .invalid(.invalidTokenFormat, error.reason)
         } catch {
             return .invalid(.invalidTokenFormat, "the token cannot be parsed")
         }
+        return verify(parsed: token, resourceID: resourceID)
     }
 
     /// Verifies an already parsed token.

@@ -63,8 +63,19 @@ public struct ShortMediaToken: Sendable, Hashable {
     /// Parses a token: the serialized (Base64) form, whitespace-tolerant, or raw token text.
     /// - Throws: ``MediaTokenError`` with ``MediaTokenError/Code/malformedToken`` (what and the byte offset) or
     ///   ``MediaTokenError/Code/inputTooLarge``.
+    @inlinable
     public init(parsing input: some DataProtocol) throws {
-        self = try MediaTokenCodec.parse(input)
+        // Specialised in the caller's module; the parser itself is non-generic.
+        if let token = try input.withContiguousStorageIfAvailable({ try Self._parse(UnsafeRawBufferPointer($0)) }) {
+            self = token
+        } else {
+            self = try [UInt8](input).withUnsafeBytes { try Self._parse($0) }
+        }
+    }
+
+    @usableFromInline
+    static func _parse(_ bytes: UnsafeRawBufferPointer) throws -> ShortMediaToken {
+        try MediaTokenCodec.parse(bytes)
     }
 
     /// Parses a token given as a string (serialized or raw).

@@ -1,5 +1,6 @@
 import Benchmark
 @_spi(Benchmarks) import TVECrypto
+import TVETokens
 
 // Keys are made and parsed once, outside the measured closures, as a server holds them.
 // Each TVEKit benchmark has a twin that runs the bare OpenSSL call (`openssl speed`'s loop) on the same key,
@@ -43,6 +44,22 @@ let benchmarks: @Sendable () -> Void = {
     }
     Benchmark("RSA-2048 public key PEM parse (the trap: do it once)") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try RSAPublicKey(pemRepresentation: publicPEM)) }
+    }
+    let now: Int64 = 1_767_225_600_000
+    if let token = try? MediaTokenIssuer(privateKey: key).issue(requestorID: "bench", resourceID: "bench-resource", mvpdId: "MVPD",
+                                                               issueTime: now),
+       let verifier = try? MediaTokenVerifier(trustedKeys: [publicKey], requestorID: "bench", clock: FixedMediaTokenClock(milliseconds: now)) {
+        let serialized = Array(token.serialized.utf8)
+        let text = token.text
+        Benchmark("Media token parse, serialized (Base64)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try ShortMediaToken(parsing: serialized)) }
+        }
+        Benchmark("Media token parse, raw text") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try ShortMediaToken(parsing: text)) }
+        }
+        Benchmark("Media token verify, serialized (TVEKit)") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(verifier.verify(serialized, resourceID: "bench-resource")) }
+        }
     }
     Benchmark("Base64 decode, 4 KiB") { benchmark in
         let text = Base64.encode([UInt8](repeating: 0x5A, count: 4096))
