@@ -194,7 +194,11 @@ enum MediaTokenCodec {
         if memchr(base, Int32(UInt8(ascii: "&")), raw.count) == nil {
             // ASCII, the usual case: no validation needed beyond the check itself.
             if raw.count <= ShortMediaToken.maximumFieldBytes, isASCII(raw) {
-                return String(decoding: raw, as: UTF8.self)
+                // Written in place: one allocation at most (none for strings of up to 15 bytes).
+                return String(unsafeUninitializedCapacity: raw.count) { buffer in
+                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
+                    return raw.count
+                }
             }
             guard raw.count <= ShortMediaToken.maximumFieldBytes else {
                 throw MediaTokenError.inputTooLarge(reason: "\(field) is \(raw.count) bytes; the limit is \(ShortMediaToken.maximumFieldBytes)")
