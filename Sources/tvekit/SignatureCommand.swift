@@ -52,17 +52,7 @@ struct SignatureCommand: AsyncParsableCommand {
             discussion: "Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with --password-env. Secrets are read from environment variables, never from the command line."
         )
 
-        @Option(name: .long, help: "A private key file (PEM or DER, PKCS#8 or PKCS#1).")
-        var privateKey: String?
-
-        @Option(name: .customLong("passphrase-env"), help: "The environment variable holding the private key's passphrase.")
-        var passphraseEnvironment: String?
-
-        @Option(name: .long, help: "A PKCS#12 file holding the key.")
-        var p12: String?
-
-        @Option(name: .customLong("password-env"), help: "The environment variable holding the PKCS#12 password.")
-        var passwordEnvironment: String?
+        @OptionGroup var key: KeySourceOptions
 
         @Option(name: .customLong("in"), help: "The file to sign.")
         var input: String
@@ -73,20 +63,9 @@ struct SignatureCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "Wrap the Base64 output at 76 columns.")
         var wrap = false
 
-        func validate() throws {
-            if (privateKey == nil) == (p12 == nil) {
-                throw ValidationError("give exactly one of --private-key and --p12")
-            }
-            if p12 != nil, passwordEnvironment == nil {
-                throw ValidationError("--p12 needs --password-env VAR")
-            }
-        }
-
         func run() async throws {
             let padding = try Input.hash(hash)
-            let key = try Input.privateKey(file: privateKey, passphraseEnvironment: passphraseEnvironment, p12: p12,
-                                           passwordEnvironment: passwordEnvironment)
-            let signature = try key.signature(for: Input.read(input, what: "input"), padding: padding)
+            let signature = try key.load().signature(for: Input.read(input, what: "input"), padding: padding)
             print(Base64.encode(signature, lineLength: wrap ? 76 : nil))
         }
     }

@@ -172,17 +172,7 @@ struct TokenCommand: AsyncParsableCommand {
             discussion: "Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with --password-env."
         )
 
-        @Option(name: .long, help: "A private key file (PEM or DER).")
-        var privateKey: String?
-
-        @Option(name: .customLong("passphrase-env"), help: "The environment variable holding the private key's passphrase.")
-        var passphraseEnvironment: String?
-
-        @Option(name: .long, help: "A PKCS#12 file holding the key.")
-        var p12: String?
-
-        @Option(name: .customLong("password-env"), help: "The environment variable holding the PKCS#12 password.")
-        var passwordEnvironment: String?
+        @OptionGroup var key: KeySourceOptions
 
         @Option(name: .long, help: "The requestor ID.")
         var requestor: String
@@ -209,15 +199,11 @@ struct TokenCommand: AsyncParsableCommand {
         var raw = false
 
         func validate() throws {
-            if (privateKey == nil) == (p12 == nil) { throw ValidationError("give exactly one of --private-key and --p12") }
-            if p12 != nil, passwordEnvironment == nil { throw ValidationError("--p12 needs --password-env VAR") }
             if ttl < 0 { throw ValidationError("--ttl must not be negative") }
         }
 
         func run() async throws {
-            let key = try Input.privateKey(file: privateKey, passphraseEnvironment: passphraseEnvironment, p12: p12,
-                                           passwordEnvironment: passwordEnvironment)
-            let token = try MediaTokenIssuer(privateKey: key).issue(
+            let token = try MediaTokenIssuer(privateKey: key.load()).issue(
                 requestorID: requestor, resourceID: resource, mvpdId: mvpd, sessionGUID: sessionGUID ?? UUID().uuidString,
                 proxyMvpdId: proxyMvpd, ttl: ttl, issueTime: issueTime)
             print(raw ? String(decoding: token.text, as: UTF8.self) : token.serialized)
