@@ -42,13 +42,6 @@ enum MediaTokenCodec {
 
     // MARK: Parsing
 
-    static func parse(_ input: some DataProtocol) throws -> ShortMediaToken {
-        if let result = try input.withContiguousStorageIfAvailable({ try parse(UnsafeRawBufferPointer($0)) }) {
-            return result
-        }
-        return try [UInt8](input).withUnsafeBytes { try parse($0) }
-    }
-
     static func parse(_ input: UnsafeRawBufferPointer) throws -> ShortMediaToken {
         let count = input.count
         guard count > 0 else { throw MediaTokenError.malformedToken(reason: "the token is empty") }
