@@ -228,6 +228,21 @@ static inline int copenssl_drain_errors_has_unsupported(void) {
 
 // MARK: time
 
+// The modulus and public exponent of an RSA key, as new BIGNUMs the caller frees. 1 on success.
+static inline int copenssl_rsa_public_numbers(const EVP_PKEY *key, BIGNUM **modulus, BIGNUM **exponent) {
+    *modulus = NULL;
+    *exponent = NULL;
+    if (EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_RSA_N, modulus) == 1
+        && EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_RSA_E, exponent) == 1) {
+        return 1;
+    }
+    BN_free(*modulus);
+    BN_free(*exponent);
+    *modulus = NULL;
+    *exponent = NULL;
+    return 0;
+}
+
 static inline long long copenssl_timegm(struct tm *value) { return (long long)timegm(value); }
 
 #endif

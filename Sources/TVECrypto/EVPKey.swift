@@ -24,14 +24,18 @@ final class EVPKey: @unchecked Sendable {
     }
 
     /// An initialised `EVP_PKEY_CTX`, plus an `EVP_MD_CTX` for the operations that hash their input first.
+    ///
+    /// Verification contexts carry no `EVP_PKEY_CTX` (`pointer` is `nil`): they verify with ``RSAPublicOperation``.
     struct Context: @unchecked Sendable {
         // Sendable: a context in the pool belongs to nobody until it is taken out under the lock.
-        let pointer: OpaquePointer
+        let pointer: OpaquePointer?
         let digest: OpaquePointer?
+        let rsaPublic: RSAPublicOperation?
 
         func free() {
             EVP_PKEY_CTX_free(pointer)
             if let digest { EVP_MD_CTX_free(digest) }
+            rsaPublic?.free()
         }
 
         /// Hashes `input` into `output` (room for `hash.digestByteCount` bytes) with the pooled digest context.
@@ -102,16 +106,24 @@ final class EVPKey: @unchecked Sendable {
     }
 
     private func makeContext(for operation: Operation, label: [UInt8]) throws -> Context {
+        if case .verify = operation {
+            let rsaPublic = try RSAPublicOperation(key: pointer)
+            guard let digest = EVP_MD_CTX_new() else {
+                rsaPublic.free()
+                throw TVECryptoError.openSSLFailure(reason: "EVP_MD_CTX_new failed")
+            }
+            return Context(pointer: nil, digest: digest, rsaPublic: rsaPublic)
+        }
         let context = try makeKeyContext(for: operation, label: label)
         switch operation {
-        case .verify, .sign:
+        case .sign:
             guard let digest = EVP_MD_CTX_new() else {
                 EVP_PKEY_CTX_free(context)
                 throw TVECryptoError.openSSLFailure(reason: "EVP_MD_CTX_new failed")
             }
-            return Context(pointer: context, digest: digest)
+            return Context(pointer: context, digest: digest, rsaPublic: nil)
         default:
-            return Context(pointer: context, digest: nil)
+            return Context(pointer: context, digest: nil, rsaPublic: nil)
         }
     }
 
@@ -121,10 +133,8 @@ final class EVPKey: @unchecked Sendable {
         }
         var ok: Bool
         switch operation {
-        case .verify(let hash):
-            ok = EVP_PKEY_verify_init(context) == 1
-                && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
-                && EVP_PKEY_CTX_set_signature_md(context, hash.evpMD) == 1
+        case .verify:
+            ok = false  // verification contexts are made by `makeContext` without an EVP_PKEY_CTX
         case .sign(let hash):
             ok = EVP_PKEY_sign_init(context) == 1
                 && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1

@@ -155,18 +155,15 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
                            padding: RSASignaturePadding) -> Bool {
         guard signatureBytes.count == backing.byteCount else { return false }
         let hash = padding.hash
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digest -> Bool in
-            guard let digestPointer = digest.baseAddress else { return false }
-            let result = try? backing.withContext(for: .verify(hash)) { context -> Int32 in
-                guard context.hash(messageBytes, with: hash, into: digestPointer) else { return -1 }
-                return EVP_PKEY_verify(context.pointer, signatureBytes.bytePointer, signatureBytes.count,
-                                       digestPointer, hash.digestByteCount)
+        // Room for the digest, then the recovered and the expected encoded blocks.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 + 2 * signatureBytes.count) { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            let scratch = UnsafeMutableBufferPointer(rebasing: buffer[64...])
+            let valid = try? backing.withContext(for: .verify(hash)) { context -> Bool in
+                guard let operation = context.rsaPublic, context.hash(messageBytes, with: hash, into: base) else { return false }
+                return operation.isValidPKCS1v15(signature: signatureBytes, digest: base, hash: hash, scratch: scratch)
             }
-            guard result == 1 else {
-                ERR_clear_error()
-                return false
-            }
-            return true
+            return valid == true
         }
     }
 

@@ -101,7 +101,6 @@ public struct MediaTokenVerifier: Sendable {
     public let requestorID: String
     /// The tolerated clock difference, applied at both ends of the validity window.
     public let clockSkewMilliseconds: Int64
-    private let requestorBytes: [UInt8]
     private let clock: any MediaTokenClock
     private let replayGuard: (any TokenReplayGuard)?
 
@@ -122,7 +121,6 @@ public struct MediaTokenVerifier: Sendable {
         }
         self.trustedKeys = trustedKeys
         self.requestorID = requestorID
-        self.requestorBytes = Array(requestorID.utf8)
         self.clockSkewMilliseconds = skew
         self.clock = clock
         self.replayGuard = replayGuard
@@ -173,10 +171,10 @@ public struct MediaTokenVerifier: Sendable {
         guard trustedKeys.contains(where: { $0.isValidSignature(token.signature, for: signedBytes, padding: .pkcs1v15SHA256) }) else {
             return .invalid(.invalidSignature, "no trusted key verifies the signature")
         }
-        guard token.requestorID.utf8.elementsEqual(requestorBytes) else {
+        guard Self.sameBytes(token.requestorID, requestorID) else {
             return .invalid(.invalidRequestorID, "the token was issued to another requestor")
         }
-        if let resourceID, !token.resourceID.utf8.elementsEqual(resourceID.utf8) {
+        if let resourceID, !Self.sameBytes(token.resourceID, resourceID) {
             return .invalid(.invalidResourceID, "the token authorizes another resource")
         }
         let now = clock.nowMilliseconds
@@ -193,6 +191,22 @@ public struct MediaTokenVerifier: Sendable {
                                           userSessionGUID: token.sessionGUID, mvpdId: token.mvpdId,
                                           proxyMvpdId: token.proxyMvpdId, requestorID: token.requestorID)
         return MediaTokenVerification(result: .validToken, token: verified, reason: "")
+    }
+}
+
+extension MediaTokenVerifier {
+    /// Byte-for-byte UTF-8 equality. IDs are compared as bytes, not with `String ==`, whose Unicode canonical
+    /// equivalence would let two differently encoded IDs match.
+    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                guard left.count == right.count else { return false }
+                guard let l = left.baseAddress, let r = right.baseAddress else { return true }  // both empty
+                return memcmp(l, r, left.count) == 0
+            }
+        }
     }
 }
 

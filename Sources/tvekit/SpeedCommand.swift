@@ -36,6 +36,12 @@ struct SpeedCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON.")
     var json = false
 
+    @Argument(help: "The operations to measure (all when none is named), for example `token-verify`.")
+    var only: [String] = []
+
+    static let operationNames = ["rsa2048-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1", "rsa2048-decrypt-oaep-sha256",
+                                 "token-parse", "token-parse-text", "token-verify"]
+
     struct Result: Encodable {
         var operation: String
         var operations: Int
@@ -54,6 +60,9 @@ struct SpeedCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
+        for name in only where !Self.operationNames.contains(name) {
+            throw ValidationError("unknown operation '\(name)'; the operations are \(Self.operationNames.joined(separator: ", "))")
+        }
     }
 
     func run() async throws {
@@ -73,7 +82,7 @@ struct SpeedCommand: AsyncParsableCommand {
         let verifier = try MediaTokenVerifier(trustedKeys: [publicKey], requestorID: "tvekit-speed",
                                               clock: FixedMediaTokenClock(milliseconds: now))
 
-        let operations: [Operation] = [
+        let allOperations: [Operation] = [
             Operation(name: "rsa2048-verify", batch: 32, baseline: baseline.verify) {
                 publicKey.isValidSignature(signature, for: message)
             },
@@ -96,6 +105,7 @@ struct SpeedCommand: AsyncParsableCommand {
                 verifier.verify(serializedToken, resourceID: "tvekit-resource").isValid
             },
         ]
+        let operations = only.isEmpty ? allOperations : allOperations.filter { only.contains($0.name) }
 
         // Without --compare-openssl: one round of `seconds` per operation. With it: rounds of one second per
         // operation, alternating (A B B A ...) with one-second runs of `openssl speed`, so that both sides are

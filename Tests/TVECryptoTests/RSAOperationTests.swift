@@ -24,6 +24,48 @@ struct RSAOperationTests {
         #expect(!Self.key.publicKey.isValidSignature(signature, for: Self.message + [0], padding: padding))
     }
 
+    /// The 256-byte modulus of a 2048-bit key, read from its SubjectPublicKeyInfo DER.
+    static func modulus(of key: RSAPublicKey) -> [UInt8] {
+        // 30 82 01 22 | 30 0d <rsaEncryption, NULL> | 03 82 01 0f 00 | 30 82 01 0a | 02 82 01 01 00 <n>
+        let der = key.derRepresentation
+        return Array(der[33..<289])
+    }
+
+    static func adding(_ lhs: [UInt8], _ rhs: [UInt8]) -> [UInt8]? {
+        var sum = [UInt8](repeating: 0, count: lhs.count)
+        var carry = 0
+        for index in lhs.indices.reversed() {
+            let value = Int(lhs[index]) + Int(rhs[index]) + carry
+            sum[index] = UInt8(value & 0xFF)
+            carry = value >> 8
+        }
+        return carry == 0 ? sum : nil
+    }
+
+    @Test("rejectsSignatureMalleability: s + n and s = n, congruent or out of range, are refused (RFC 8017 RSAVP1 step 1)")
+    func rejectsSignatureMalleability() throws {
+        let publicKey = Self.key.publicKey
+        let der = publicKey.derRepresentation
+        try #require(der.count == 294 && der[28] == 0x02 && der[32] == 0x00, "the fixture is not a 2048-bit SPKI")
+        let n = Self.modulus(of: publicKey)
+        #expect(!publicKey.isValidSignature(n, for: Self.message))
+        #expect(!publicKey.isValidSignature([UInt8](repeating: 0xFF, count: 256), for: Self.message))
+        #expect(!publicKey.isValidSignature([UInt8](repeating: 0, count: 256), for: Self.message))
+        #expect(!publicKey.isValidSignature([UInt8](repeating: 0, count: 255) + [1], for: Self.message))
+        // s + n is congruent to s: without the range check it would "verify" as a second signature.
+        var tried = 0
+        for counter in 0..<4096 {
+            let message = Self.message + Array("\(counter)".utf8)
+            let signature = try Self.key.signature(for: message)
+            guard let shifted = Self.adding(signature, n) else { continue }
+            tried += 1
+            #expect(publicKey.isValidSignature(signature, for: message))
+            #expect(!publicKey.isValidSignature(shifted, for: message), "s + n verified for message \(counter)")
+            if tried == 3 { break }
+        }
+        #expect(tried > 0, "no signature below 2^2048 - n was found")
+    }
+
     @Test("a signature with another hash does not verify")
     func hashConfusionIsRejected() throws {
         let signature = try Self.key.signature(for: Self.message, padding: .pkcs1v15SHA384)
