@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "TVECrypto", targets: ["TVECrypto"]),
         .library(name: "TVETokens", targets: ["TVETokens"]),
+        .library(name: "TVEMetadata", targets: ["TVEMetadata"]),
         .executable(name: "tvekit", targets: ["tvekit"]),
     ],
     dependencies: [
@@ -36,11 +37,16 @@ let package = Package(
             name: "TVETokens",
             dependencies: ["TVECrypto"]
         ),
+        .target(
+            name: "TVEMetadata",
+            dependencies: ["TVECrypto"]
+        ),
         .executableTarget(
             name: "tvekit",
             dependencies: [
                 "TVECrypto",
                 "TVETokens",
+                "TVEMetadata",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -57,6 +63,10 @@ let package = Package(
         .testTarget(
             name: "TVETokensTests",
             dependencies: ["TVETokens", "TVECrypto"]
+        ),
+        .testTarget(
+            name: "TVEMetadataTests",
+            dependencies: ["TVEMetadata", "TVECrypto"]
         ),
         .testTarget(
             name: "CLibXML2Tests",

@@ -1,0 +1,81 @@
+import Foundation
+
+/// The one error type of ``TVEMetadata``, equal only on its ``code``.
+///
+/// Messages say what was wrong and for which metadata key, never a plaintext, a key or a whole ciphertext.
+/// Every failure that happens once a private key has been used (wrong key, bad padding, bad tag, a plaintext
+/// that is not UTF-8) is the one ``Code/decryptionFailed`` code with the same message, so that callers cannot
+/// build a padding oracle out of the error.
+public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable error code.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Backing: String, Sendable {
+            case malformedDocument, malformedCiphertext, unsupportedAlgorithm, decryptionFailed, inputTooLarge,
+                 invalidConfiguration, encryptionFailed
+        }
+        fileprivate let backing: Backing
+
+        /// The document is not JSON or not in the REST v1 / v2 shape (formats.md §2).
+        public static let malformedDocument = Code(backing: .malformedDocument)
+        /// An encrypted value is neither well-formed RSA blocks nor a well-formed JWE (structure, Base64, lengths).
+        public static let malformedCiphertext = Code(backing: .malformedCiphertext)
+        /// A JWE names an algorithm TVEKit does not accept (`none`, `dir`, key wrapping, `RSA1_5` without opting
+        /// in, compression, critical extensions, unknown `enc`).
+        public static let unsupportedAlgorithm = Code(backing: .unsupportedAlgorithm)
+        /// A value does not decrypt under the private key; always the same message.
+        public static let decryptionFailed = Code(backing: .decryptionFailed)
+        /// The document or a value is larger than the documented limits.
+        public static let inputTooLarge = Code(backing: .inputTooLarge)
+        /// A decryptor or encryptor was configured with something unusable.
+        public static let invalidConfiguration = Code(backing: .invalidConfiguration)
+        /// Encrypting a value failed.
+        public static let encryptionFailed = Code(backing: .encryptionFailed)
+
+        public var description: String { backing.rawValue }
+
+        /// The stable number of the code.
+        public var number: Int {
+            switch backing {
+            case .malformedDocument: 3001
+            case .malformedCiphertext: 3002
+            case .unsupportedAlgorithm: 3003
+            case .decryptionFailed: 3004
+            case .inputTooLarge: 3005
+            case .invalidConfiguration: 3010
+            case .encryptionFailed: 3020
+            }
+        }
+    }
+
+    public let code: Code
+    /// What was wrong and where.
+    public let reason: String
+    /// The metadata key whose value failed, when the error concerns one value.
+    public let key: String?
+
+    private init(code: Code, reason: String, key: String? = nil) {
+        self.code = code
+        self.reason = reason
+        self.key = key
+    }
+
+    /// The same error, attributed to the metadata key `key`.
+    func about(key: String) -> MetadataError { MetadataError(code: code, reason: reason, key: key) }
+
+    public var description: String {
+        "MetadataError.\(code)" + (key.map { " (key \"\($0)\")" } ?? "") + ": \(reason)"
+    }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    @inline(never) public static func malformedDocument(reason: String = "") -> Self { Self(code: .malformedDocument, reason: reason) }
+    @inline(never) public static func malformedCiphertext(reason: String = "") -> Self { Self(code: .malformedCiphertext, reason: reason) }
+    @inline(never) public static func unsupportedAlgorithm(reason: String = "") -> Self { Self(code: .unsupportedAlgorithm, reason: reason) }
+    /// The one decryption failure: the message never varies.
+    @inline(never) public static func decryptionFailed() -> Self {
+        Self(code: .decryptionFailed, reason: "the value does not decrypt with this private key")
+    }
+    @inline(never) public static func inputTooLarge(reason: String = "") -> Self { Self(code: .inputTooLarge, reason: reason) }
+    @inline(never) public static func invalidConfiguration(reason: String = "") -> Self { Self(code: .invalidConfiguration, reason: reason) }
+    @inline(never) public static func encryptionFailed(reason: String = "") -> Self { Self(code: .encryptionFailed, reason: reason) }
+}
