@@ -1,13 +1,15 @@
 import Foundation
 
-/// The one error type of ``TVETokens``, equal only on its ``code``.
+/// The one error type of ``TVETokens`` (media tokens, signed requestor IDs, clientless signatures and software
+/// statements), equal only on its ``code``.
 ///
 /// Messages say what was wrong and where (a byte offset, an element name), never a key or a whole token.
 public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable error code.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Backing: String, Sendable {
-            case malformedToken, inputTooLarge, invalidConfiguration, invalidField, signingFailed
+            case malformedToken, inputTooLarge, invalidConfiguration, invalidField, signingFailed, malformedSignature,
+                 malformedHeader, malformedStatement, unsupportedAlgorithm
         }
         fileprivate let backing: Backing
 
@@ -22,6 +24,15 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
         /// Signing the token failed.
         public static let signingFailed = Code(backing: .signingFailed)
 
+        /// A signature text (signed requestor ID) is not Base64, or the signed input is empty.
+        public static let malformedSignature = Code(backing: .malformedSignature)
+        /// A clientless `Authorization` header does not follow formats.md §4.
+        public static let malformedHeader = Code(backing: .malformedHeader)
+        /// A software statement is not a well-formed JWT with the expected claims.
+        public static let malformedStatement = Code(backing: .malformedStatement)
+        /// A JWT names an algorithm other than RS256 (`none`, `HS256`, ...).
+        public static let unsupportedAlgorithm = Code(backing: .unsupportedAlgorithm)
+
         public var description: String { backing.rawValue }
 
         /// The stable number of the code.
@@ -32,6 +43,10 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
             case .invalidConfiguration: 2010
             case .invalidField: 2011
             case .signingFailed: 2020
+            case .malformedSignature: 2030
+            case .malformedHeader: 2040
+            case .malformedStatement: 2050
+            case .unsupportedAlgorithm: 2051
             }
         }
     }
@@ -54,4 +69,8 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
     @inline(never) public static func invalidConfiguration(reason: String = "") -> Self { Self(code: .invalidConfiguration, reason: reason) }
     @inline(never) public static func invalidField(reason: String = "") -> Self { Self(code: .invalidField, reason: reason) }
     @inline(never) public static func signingFailed(reason: String = "") -> Self { Self(code: .signingFailed, reason: reason) }
+    @inline(never) public static func malformedSignature(reason: String = "") -> Self { Self(code: .malformedSignature, reason: reason) }
+    @inline(never) public static func malformedHeader(reason: String = "") -> Self { Self(code: .malformedHeader, reason: reason) }
+    @inline(never) public static func malformedStatement(reason: String = "") -> Self { Self(code: .malformedStatement, reason: reason) }
+    @inline(never) public static func unsupportedAlgorithm(reason: String = "") -> Self { Self(code: .unsupportedAlgorithm, reason: reason) }
 }

@@ -1,0 +1,148 @@
+import Foundation
+import TVECrypto
+
+/// The HMAC-SHA1 `Authorization` header of the older clientless (second-screen) REST calls, the tvOS SDK's
+/// `secret` / `publicKey` pair (formats.md §4):
+///
+/// ```
+/// msg = "<METHOD> requestor_id=<rid>, nonce=<uuid>, signature_method=HMAC-SHA1, request_time=<epoch ms>, request_uri=<path>"
+/// Authorization: <msg>, public_key=<publicKey>, signature=<Base64(HMAC-SHA1(key: UTF-8 secret, data: UTF-8 msg))>
+/// ```
+///
+/// HMAC-SHA1 is what the protocol specifies; HMAC-SHA1 is not affected by SHA-1's collision weakness.
+public struct ClientlessRequestSigner: Sendable {
+    public let requestorID: String
+    public let publicKey: String
+    private let secret: SecureBytes
+    private let clock: any MediaTokenClock
+    private let makeNonce: @Sendable () -> String
+
+    /// - Parameters:
+    ///   - secret: the shared secret (the tvOS SDK's `secret`); kept in a wiped buffer.
+    ///   - nonce: makes each request's nonce; a lower-case random UUID by default.
+    /// - Throws: ``MediaTokenError/Code/invalidConfiguration`` for an empty or unusable field.
+    public init(requestorID: String, publicKey: String, secret: SecureBytes, clock: any MediaTokenClock = SystemMediaTokenClock(),
+                nonce: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }) throws {
+        for (name, value) in [("requestor ID", requestorID), ("public key", publicKey)] {
+            guard !value.isEmpty, ClientlessAuthorization.isFieldSafe(value) else {
+                throw MediaTokenError.invalidConfiguration(reason: "the \(name) is empty or holds \", \" or a control character")
+            }
+        }
+        guard !secret.isEmpty else { throw MediaTokenError.invalidConfiguration(reason: "the secret is empty") }
+        self.requestorID = requestorID
+        self.publicKey = publicKey
+        self.secret = secret
+        self.clock = clock
+        self.makeNonce = nonce
+    }
+
+    /// The `Authorization` header value for a request, with a fresh nonce and the clock's time.
+    /// - Parameters:
+    ///   - method: the HTTP method in upper case (`GET`, `POST`, ...).
+    ///   - requestURI: the request path (peers send the path only, for example `/api/v1/authorize`).
+    public func authorizationHeader(method: String, requestURI: String) throws -> String {
+        try authorizationHeader(method: method, requestURI: requestURI, nonce: makeNonce(), requestTime: clock.nowMilliseconds)
+    }
+
+    /// The header value for fixed inputs (tests, replays).
+    public func authorizationHeader(method: String, requestURI: String, nonce: String, requestTime: Int64) throws -> String {
+        let authorization = try ClientlessAuthorization(method: method, requestorID: requestorID, nonce: nonce, requestTime: requestTime,
+                                                        requestURI: requestURI, publicKey: publicKey, signature: "")
+        let signature = try Self.signature(of: authorization.message, secret: secret)
+        return authorization.message + ", public_key=\(publicKey), signature=\(signature)"
+    }
+
+    static func signature(of message: String, secret: some DataProtocol) throws -> String {
+        do {
+            return Base64.encode(try HMAC.authenticationCode(for: Array(message.utf8), key: secret, hash: .sha1))
+        } catch let error as TVECryptoError {
+            throw MediaTokenError.signingFailed(reason: "HMAC failed: \(error.reason)")
+        }
+    }
+}
+
+/// A parsed clientless `Authorization` header (formats.md §4), for the service side.
+public struct ClientlessAuthorization: Sendable, Hashable {
+    public let method: String
+    public let requestorID: String
+    public let nonce: String
+    public let requestTime: Int64
+    public let requestURI: String
+    public let publicKey: String
+    /// The Base64 HMAC-SHA1 as sent.
+    public let signature: String
+
+    /// The longest header accepted.
+    public static let maximumHeaderBytes = 8192
+
+    init(method: String, requestorID: String, nonce: String, requestTime: Int64, requestURI: String, publicKey: String,
+         signature: String) throws {
+        guard !method.isEmpty, method.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
+            throw MediaTokenError.malformedHeader(reason: "the method must be an upper-case token such as GET")
+        }
+        for (name, value) in [("requestor_id", requestorID), ("nonce", nonce), ("request_uri", requestURI), ("public_key", publicKey)] {
+            guard !value.isEmpty, Self.isFieldSafe(value) else {
+                throw MediaTokenError.malformedHeader(reason: "\(name) is empty or holds \", \" or a control character")
+            }
+        }
+        guard requestTime >= 0 else { throw MediaTokenError.malformedHeader(reason: "request_time is negative") }
+        self.method = method
+        self.requestorID = requestorID
+        self.nonce = nonce
+        self.requestTime = requestTime
+        self.requestURI = requestURI
+        self.publicKey = publicKey
+        self.signature = signature
+    }
+
+    /// A field must not contain the `", "` separator or control characters, or the header would be ambiguous.
+    static func isFieldSafe(_ value: String) -> Bool {
+        !value.contains(", ") && !value.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// The signed message: the header up to `, public_key=`.
+    public var message: String {
+        "\(method) requestor_id=\(requestorID), nonce=\(nonce), signature_method=HMAC-SHA1, request_time=\(requestTime), request_uri=\(requestURI)"
+    }
+
+    /// Parses a header value strictly: fields in the order of formats.md §4, `signature_method=HMAC-SHA1`, a decimal
+    /// `request_time`, nothing else.
+    /// - Throws: ``MediaTokenError/Code/malformedHeader``.
+    public init(header: String) throws {
+        guard header.utf8.count <= Self.maximumHeaderBytes else {
+            throw MediaTokenError.malformedHeader(reason: "the header is over \(Self.maximumHeaderBytes) bytes")
+        }
+        let fields = header.components(separatedBy: ", ")
+        let names = ["requestor_id", "nonce", "signature_method", "request_time", "request_uri", "public_key", "signature"]
+        guard fields.count == names.count else {
+            throw MediaTokenError.malformedHeader(reason: "the header has \(fields.count) comma-separated fields; it takes \(names.count)")
+        }
+        guard let space = fields[0].firstIndex(of: " ") else {
+            throw MediaTokenError.malformedHeader(reason: "the header does not start with \"<METHOD> requestor_id=\"")
+        }
+        let method = String(fields[0][..<space])
+        var values: [String] = []
+        for (index, name) in names.enumerated() {
+            let field = index == 0 ? fields[0][fields[0].index(after: space)...] : Substring(fields[index])
+            guard field.hasPrefix(name + "=") else {
+                throw MediaTokenError.malformedHeader(reason: "field \(index + 1) is not \(name)=")
+            }
+            values.append(String(field.dropFirst(name.count + 1)))
+        }
+        guard values[2] == "HMAC-SHA1" else {
+            throw MediaTokenError.malformedHeader(reason: "signature_method must be HMAC-SHA1")
+        }
+        guard !values[3].isEmpty, values[3].utf8.count <= 18, values[3].utf8.allSatisfy({ (48...57).contains($0) }),
+              let time = Int64(values[3])
+        else { throw MediaTokenError.malformedHeader(reason: "request_time is not a decimal number of milliseconds") }
+        guard !values[6].isEmpty else { throw MediaTokenError.malformedHeader(reason: "signature is empty") }
+        try self.init(method: method, requestorID: values[0], nonce: values[1], requestTime: time, requestURI: values[4],
+                      publicKey: values[5], signature: values[6])
+    }
+
+    /// Whether the signature is the HMAC-SHA1 of ``message`` under `secret` (compared in constant time).
+    public func isValid(secret: SecureBytes) -> Bool {
+        guard let expected = try? ClientlessRequestSigner.signature(of: message, secret: secret) else { return false }
+        return ConstantTime.equals(Array(expected.utf8), Array(signature.utf8))
+    }
+}

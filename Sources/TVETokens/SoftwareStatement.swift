@@ -1,0 +1,124 @@
+import Foundation
+import TVECrypto
+
+/// The software statement of Dynamic Client Registration: an RS256 JWT from the TVE Dashboard whose claims
+/// identify the application (`sub`, `iss` = `auth.adobe.com`, `iat`, `nbf`, ...).
+///
+/// ``init(compact:)`` reads it without trusting it; ``verified(compact:publicKey:)`` also checks the RS256
+/// signature. Only `RS256` is accepted: `none`, `HS256` (which would let an attacker use the public key as an HMAC
+/// secret — algorithm confusion) and every other algorithm are refused, and so is a `crit` header.
+public struct SoftwareStatement: Sendable, Hashable {
+    /// The header's `alg` (always `RS256` once parsed).
+    public let algorithm: String
+    /// The header's `kid`, when present.
+    public let keyID: String?
+    /// `sub`: the statement's identifier (a UUID).
+    public let subject: String?
+    /// `iss`: the issuer (`auth.adobe.com`).
+    public let issuer: String?
+    /// `iat`, `nbf`, `exp`: seconds since the Unix epoch, when present.
+    public let issuedAt: Int64?
+    public let notBefore: Int64?
+    public let expiresAt: Int64?
+    /// The claims as JSON text (for claims without an accessor).
+    public let claimsJSON: String
+    /// The compact text as given.
+    public let compact: String
+
+    /// The longest statement accepted.
+    public static let maximumBytes = 16 * 1024
+
+    private struct Header: Decodable {
+        let alg: String
+        let kid: String?
+        let crit: [String]?
+    }
+
+    private struct Claims: Decodable {
+        let sub: String?
+        let iss: String?
+        let iat: Int64?
+        let nbf: Int64?
+        let exp: Int64?
+    }
+
+    private let signingInput: [UInt8]
+    private let signature: [UInt8]
+
+    /// Parses a statement without verifying it.
+    /// - Throws: ``MediaTokenError/Code/malformedStatement``, ``MediaTokenError/Code/unsupportedAlgorithm``.
+    public init(compact: String) throws {
+        let text = compact.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.utf8.count <= Self.maximumBytes else {
+            throw MediaTokenError.malformedStatement(reason: "the statement is over \(Self.maximumBytes) bytes")
+        }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            throw MediaTokenError.malformedStatement(reason: "a JWT has 3 dot-separated parts; this one has \(parts.count)")
+        }
+        func decode(_ index: Int, _ name: String) throws -> [UInt8] {
+            do { return try Base64URL.decode(parts[index]) } catch {
+                throw MediaTokenError.malformedStatement(reason: "the JWT \(name) is not Base64url")
+            }
+        }
+        let headerBytes = try decode(0, "header")
+        let claimBytes = try decode(1, "claims")
+        let signature = try decode(2, "signature")
+        guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)) else {
+            throw MediaTokenError.malformedStatement(reason: "the JWT header is not a JSON object with a string \"alg\"")
+        }
+        guard header.alg == "RS256" else {
+            throw MediaTokenError.unsupportedAlgorithm(reason: "the JWT algorithm must be RS256")
+        }
+        guard header.crit == nil else {
+            throw MediaTokenError.unsupportedAlgorithm(reason: "the JWT names critical extensions (\"crit\"), which TVEKit does not implement")
+        }
+        guard (try? JSONSerialization.jsonObject(with: Data(claimBytes))) is [String: Any],
+              let claims = try? JSONDecoder().decode(Claims.self, from: Data(claimBytes))
+        else {
+            throw MediaTokenError.malformedStatement(reason: "the JWT claims are not a JSON object with string sub/iss and integer iat/nbf/exp")
+        }
+        guard !signature.isEmpty else { throw MediaTokenError.malformedStatement(reason: "the JWT signature is empty") }
+        algorithm = header.alg
+        keyID = header.kid
+        subject = claims.sub
+        issuer = claims.iss
+        issuedAt = claims.iat
+        notBefore = claims.nbf
+        expiresAt = claims.exp
+        claimsJSON = String(decoding: claimBytes, as: UTF8.self)
+        self.compact = text
+        signingInput = Array(text.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        self.signature = signature
+    }
+
+    /// Whether the RS256 signature verifies under `publicKey`.
+    public func isSignatureValid(publicKey: RSAPublicKey) -> Bool {
+        publicKey.isValidSignature(signature, for: signingInput, padding: .pkcs1v15SHA256)
+    }
+
+    /// Parses and verifies; throws ``MediaTokenError/Code/malformedStatement`` when the signature does not verify.
+    public static func verified(compact: String, publicKey: RSAPublicKey) throws -> SoftwareStatement {
+        let statement = try SoftwareStatement(compact: compact)
+        guard statement.isSignatureValid(publicKey: publicKey) else {
+            throw MediaTokenError.malformedStatement(reason: "the JWT signature does not verify under the given key")
+        }
+        return statement
+    }
+
+    /// Makes an RS256 statement (for the local service provider and tests).
+    public static func issue(subject: String, issuer: String = "auth.adobe.com", issuedAt: Int64, notBefore: Int64? = nil,
+                             signingKey: RSAPrivateKey) throws -> SoftwareStatement {
+        struct Payload: Encodable { let sub: String; let nbf: Int64; let iss: String; let iat: Int64 }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let claims = try encoder.encode(Payload(sub: subject, nbf: notBefore ?? issuedAt, iss: issuer, iat: issuedAt))
+        let input = Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) + "." + Base64URL.encode([UInt8](claims))
+        do {
+            let signature = try signingKey.signature(for: Array(input.utf8), padding: .pkcs1v15SHA256)
+            return try SoftwareStatement(compact: input + "." + Base64URL.encode(signature))
+        } catch let error as TVECryptoError {
+            throw MediaTokenError.signingFailed(reason: "signing the statement failed: \(error.reason)")
+        }
+    }
+}
