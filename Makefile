@@ -5,7 +5,7 @@ SWIFT ?= swift
 # pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make demo` for its comparison.
 APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl
 
-.PHONY: all deps build test demo speed sanitize asan fuzz benchmarks fixtures clean
+.PHONY: all deps build test demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
 
 all: build
 
@@ -49,13 +49,19 @@ asan: deps
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
 fuzz: deps
-	$(SWIFT) build -c release --product FuzzMediaToken --scratch-path .build-fuzz \
+	$(MAKE) fuzz-one FUZZER=FuzzMediaToken MAX_LEN=70000
+	$(MAKE) fuzz-one FUZZER=FuzzMetadata MAX_LEN=140000
+
+# One fuzzer: make fuzz-one FUZZER=FuzzMetadata [FUZZ_SECONDS=...] [FUZZ_JOBS=...]
+MAX_LEN ?= 70000
+fuzz-one:
+	$(SWIFT) build -c release --product $(FUZZER) --scratch-path .build-fuzz \
 	  --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
-	mkdir -p .build-fuzz/corpus/FuzzMediaToken Fuzz/artifacts/FuzzMediaToken
-	SWIFT_BACKTRACE=enable=no .build-fuzz/release/FuzzMediaToken -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
-	  -dict=Fuzz/FuzzMediaToken.dict -artifact_prefix=Fuzz/artifacts/FuzzMediaToken/ -print_final_stats=1 \
+	mkdir -p .build-fuzz/corpus/$(FUZZER) Fuzz/artifacts/$(FUZZER)
+	SWIFT_BACKTRACE=enable=no .build-fuzz/release/$(FUZZER) -max_total_time=$(FUZZ_SECONDS) -max_len=$(MAX_LEN) \
+	  $(if $(wildcard Fuzz/$(FUZZER).dict),-dict=Fuzz/$(FUZZER).dict) -artifact_prefix=Fuzz/artifacts/$(FUZZER)/ -print_final_stats=1 \
 	  $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
-	  .build-fuzz/corpus/FuzzMediaToken Fuzz/Corpus/FuzzMediaToken
+	  .build-fuzz/corpus/$(FUZZER) Fuzz/Corpus/$(FUZZER)
 
 # package-benchmark lives in a nested package so library users never build it.
 benchmarks: deps

@@ -56,6 +56,11 @@ let package = Package(
             dependencies: ["TVETokens"],
             path: "Fuzz/FuzzMediaToken"
         ),
+        .executableTarget(
+            name: "FuzzMetadata",
+            dependencies: ["TVEMetadata"],
+            path: "Fuzz/FuzzMetadata"
+        ),
         .testTarget(
             name: "TVECryptoTests",
             dependencies: ["TVECrypto"]

@@ -2,7 +2,8 @@ import Foundation
 
 /// A JSON value, as user metadata carries it: unknown keys are kept in this form.
 ///
-/// Integers that fit `Int64` are kept exact (``integer(_:)``); other numbers are ``number(_:)``.
+/// Integers that fit `Int64` are kept exact (``integer(_:)``); other numbers are ``number(_:)``. Equality is JSON's:
+/// `50` equals `50.0`.
 public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     case null
     case bool(Bool)
@@ -11,6 +12,34 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.number(let a), .number(let b)): a == b
+        case (.integer(let a), .number(let b)), (.number(let b), .integer(let a)): Int64(exactly: b) == a
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let value): hasher.combine(value)
+        case .integer(let value): hasher.combine(value)
+        case .number(let value):
+            // An integral number hashes like the equal integer.
+            if let integer = Int64(exactly: value) { hasher.combine(integer) } else { hasher.combine(value) }
+        case .string(let value): hasher.combine(value)
+        case .array(let value): hasher.combine(value)
+        case .object(let value): hasher.combine(value)
+        }
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -44,26 +73,24 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Parses one JSON text (any value at the top, as RFC 8259 allows); `nil` when it is not JSON.
+    /// Parses one JSON text (any value at the top, as RFC 8259 allows); `nil` when it is not strict JSON
+    /// (duplicate keys, invalid UTF-8, lone surrogates and nesting deeper than 64 levels are refused).
     public init?(jsonText: some DataProtocol) {
-        let data = Data(jsonText)
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
+        let bytes = Array(jsonText)
+        guard let value = bytes.withUnsafeBytes({ Self.parse($0) }) else { return nil }
         self = value
     }
 
-    /// Parses JSON from bytes without copying them (for decrypted plaintexts, which must not be copied).
+    /// Parses JSON from bytes in place (decrypted plaintexts are parsed without a copy).
     static func parse(_ bytes: UnsafeRawBufferPointer) -> JSONValue? {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
-        let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
-        return try? JSONDecoder().decode(JSONValue.self, from: data)
+        try? JSONParser.parse(bytes)
     }
 
     /// Compact JSON text, with object keys sorted.
     public var jsonText: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(self) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
+        var output = ""
+        write(to: &output)
+        return output
     }
 
     public var description: String { jsonText }

@@ -59,7 +59,8 @@ public struct MetadataDecryptor: Sendable {
         var values: [String: JSONValue] = [:]
         values.reserveCapacity(document.entries.count)
         var decrypted: [String] = []
-        for (key, entry) in document.entries {
+        // Sorted, so that the key an error names does not depend on hashing order.
+        for (key, entry) in document.entries.sorted(by: { $0.key < $1.key }) {
             switch entry {
             case .plain(let value):
                 values[key] = value
@@ -173,5 +174,37 @@ public struct MetadataEncryptor: Sendable {
             entries[key] = keys.contains(key) ? .encrypted(try encryptValue(value)) : .plain(value)
         }
         return UserMetadataDocument(shape: .restV1, updated: metadata.updated ?? 0, entries: entries)
+    }
+}
+
+extension MetadataEncryptor {
+    /// Encrypts a plain REST v1 document: `{"updated": n, "encrypted": [keys], "data": {...}}` with clear values.
+    /// The keys listed in `encrypted` are encrypted (every key when `encrypted` is absent); `updated` defaults to 0.
+    /// - Throws: ``MetadataError/Code/malformedDocument``, ``MetadataError/Code/inputTooLarge``,
+    ///   ``MetadataError/Code/encryptionFailed``.
+    public func encryptDocument(plainJSONText text: some DataProtocol) throws -> UserMetadataDocument {
+        guard text.count <= UserMetadataDocument.maximumDocumentBytes else {
+            throw MetadataError.inputTooLarge(reason: "the document is \(text.count) bytes; the limit is \(UserMetadataDocument.maximumDocumentBytes)")
+        }
+        guard case .object(let root)? = JSONValue(jsonText: text), case .object(let data)? = root["data"] else {
+            throw MetadataError.malformedDocument(reason: "the document is not a JSON object with a \"data\" object")
+        }
+        let updated: Int64
+        switch root["updated"] {
+        case nil: updated = 0
+        case .integer(let value)?: updated = value
+        default: throw MetadataError.malformedDocument(reason: "\"updated\" is not an integer")
+        }
+        var keys = Set(data.keys)
+        if let listed = root["encrypted"] {
+            guard case .array(let list) = listed, list.allSatisfy({ $0.stringValue != nil }) else {
+                throw MetadataError.malformedDocument(reason: "\"encrypted\" is not an array of key names")
+            }
+            keys = Set(list.compactMap(\.stringValue))
+            if let missing = keys.first(where: { data[$0] == nil }) {
+                throw MetadataError.malformedDocument(reason: "\"encrypted\" lists \"\(UserMetadataDocument.printable(missing))\", which \"data\" lacks")
+            }
+        }
+        return try encryptDocument(UserMetadata(updated: updated, values: data), encrypting: keys)
     }
 }

@@ -86,7 +86,7 @@ public struct UserMetadataDocument: Sendable, Hashable {
         }
         var encryptedKeys: Set<String> = []
         switch object["encrypted"] {
-        case nil, .null?:
+        case nil:
             break
         case .array(let list)?:
             for item in list {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 @_spi(Benchmarks) import TVECrypto
 import TVETokens
+import TVEMetadata
 
 struct SpeedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,6 +18,10 @@ struct SpeedCommand: AsyncParsableCommand {
           token-parse-text             the same for the raw token text (no outer Base64)
           token-verify                 MediaTokenVerifier.verify of the same serialized token: Base64 decode, parse,
                                        RSA-2048 SHA-256 verify, requestor/resource/time checks
+          metadata-decrypt             MetadataDecryptor.decrypt of a REST v1 user-metadata document with five
+                                       encrypted keys (one PKCS#1 v1.5 block each) and two plain ones; its
+                                       baseline is five bare decryptions, and against `openssl speed` it is
+                                       compared with sign/s ÷ 5
         Each operation alternates 50 ms slices of the TVEKit call with the bare OpenSSL call that `openssl speed`
         times (EVP_PKEY_verify/sign/decrypt on a context set up once), on the same key; "ratio" is TVEKit's rate
         over that baseline, paired slice by slice so that changes in the machine's speed cancel out.
@@ -40,7 +45,7 @@ struct SpeedCommand: AsyncParsableCommand {
     var only: [String] = []
 
     static let operationNames = ["rsa2048-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1", "rsa2048-decrypt-oaep-sha256",
-                                 "token-parse", "token-parse-text", "token-verify"]
+                                 "token-parse", "token-parse-text", "token-verify", "metadata-decrypt"]
 
     struct Result: Encodable {
         var operation: String
@@ -82,6 +87,17 @@ struct SpeedCommand: AsyncParsableCommand {
         let verifier = try MediaTokenVerifier(trustedKeys: [publicKey], requestorID: "tvekit-speed",
                                               clock: FixedMediaTokenClock(milliseconds: now))
 
+        // A REST v1 document with five encrypted keys (one RSA block each) and two plain ones.
+        let plainMetadata = UserMetadata(updated: 1_334_243_471, values: [
+            "zip": .array([.string("12345"), .string("34567")]), "householdID": .string("household-0001"),
+            "maxRating": .object(["MPAA": .string("PG-13"), "VCHIP": .string("TV-Y"), "URL": .string("http://exam.pl/e/manage/ratings")]),
+            "userID": .string("user-0001"), "channelID": .array([.string("channel-1"), .string("channel-2")]),
+            "tokenSource": .string("Apple"), "hba_status": .bool(false),
+        ])
+        let metadataDocument = Array(try MetadataEncryptor(publicKey: publicKey)
+            .encryptDocument(plainMetadata, encrypting: ["zip", "householdID", "maxRating", "userID", "channelID"]).jsonText.utf8)
+        let decryptor = MetadataDecryptor(privateKey: key)
+
         let allOperations: [Operation] = [
             Operation(name: "rsa2048-verify", batch: 32, baseline: baseline.verify) {
                 publicKey.isValidSignature(signature, for: message)
@@ -103,6 +119,11 @@ struct SpeedCommand: AsyncParsableCommand {
             },
             Operation(name: "token-verify", batch: 32, baseline: baseline.verify) {
                 verifier.verify(serializedToken, resourceID: "tvekit-resource").isValid
+            },
+            Operation(name: "metadata-decrypt", batch: 1, baseline: {
+                baseline.decrypt() && baseline.decrypt() && baseline.decrypt() && baseline.decrypt() && baseline.decrypt()
+            }, opensslOperations: 5) {
+                try decryptor.decrypt(jsonText: metadataDocument).values.count == 7
             },
         ]
         let operations = only.isEmpty ? allOperations : allOperations.filter { only.contains($0.name) }
@@ -134,7 +155,7 @@ struct SpeedCommand: AsyncParsableCommand {
             if !opensslRuns.isEmpty, operation.baseline != nil {
                 let usesVerify = operation.name.hasSuffix("verify")
                 let values = opensslRuns.map { usesVerify ? $0.verify : $0.sign }
-                let reference = values.reduce(0, +) / Double(values.count)
+                let reference = values.reduce(0, +) / Double(values.count) / operation.opensslOperations
                 result.opensslSpeedOpsPerSecond = reference
                 result.ratioToOpensslSpeed = rate / reference
             }
@@ -166,11 +187,14 @@ struct SpeedCommand: AsyncParsableCommand {
         var name: String
         var batch: Int
         var baseline: (() -> Bool)?
+        /// How many `openssl speed` operations one call stands for (5 private-key operations for metadata-decrypt).
+        var opensslOperations: Double
         var body: () throws -> Bool
-        init(name: String, batch: Int, baseline: (() -> Bool)?, _ body: @escaping () throws -> Bool) {
+        init(name: String, batch: Int, baseline: (() -> Bool)?, opensslOperations: Double = 1, _ body: @escaping () throws -> Bool) {
             self.name = name
             self.batch = batch
             self.baseline = baseline
+            self.opensslOperations = opensslOperations
             self.body = body
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TVECrypto
 import TVETokens
+import TVEMetadata
 
 /// `tvekit`: the command-line face of TVEKit. Every command is a thin shell over the libraries.
 ///
@@ -10,9 +11,10 @@ import TVETokens
 struct TVEKitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tvekit",
-        abstract: "TV Everywhere entitlement tools: media tokens, signatures, keys and speed.",
+        abstract: "TV Everywhere entitlement tools: media tokens, user metadata, requestor and clientless signatures, keys and speed.",
         discussion: "Exit status: 0 on success or a valid signature, 1 for an invalid signature, 2 for malformed input or a usage error.",
-        subcommands: [SignatureCommand.self, TokenCommand.self, KeyCommand.self, SpeedCommand.self]
+        subcommands: [SignatureCommand.self, TokenCommand.self, MetadataCommand.self, RequestorCommand.self, ClientlessCommand.self,
+                      KeyCommand.self, SpeedCommand.self]
     )
 
     /// Parses and runs, mapping every failure to the documented exit codes.
@@ -38,6 +40,8 @@ struct TVEKitCommand: AsyncParsableCommand {
                 message = "error: \(cryptoError.reason) [\(cryptoError.code)]"
             } else if let tokenError = error as? MediaTokenError {
                 message = "error: \(tokenError.reason) [\(tokenError.code)]"
+            } else if let metadataError = error as? MetadataError {
+                message = "error: \(metadataError.reason) [\(metadataError.code)]"
             } else if let cliError = error as? CLIError {
                 message = "error: \(cliError.message)"
             }

@@ -184,12 +184,15 @@ struct CLITests {
     @Test("speed runs every operation and prints JSON")
     func speed() throws {
         let outcome = try CLI.run(["speed", "--seconds", "0.05", "--json"])
+        let one = try CLI.run(["speed", "--seconds", "0.05", "token-parse"])
+        #expect(one.status == 0 && one.stdout.contains("token-parse") && !one.stdout.contains("rsa2048-sign"))
+        #expect(try CLI.run(["speed", "no-such-operation"]).status == 2)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
         let results = object?["results"] as? [[String: Any]] ?? []
         #expect(results.compactMap { $0["operation"] as? String } == [
             "rsa2048-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1", "rsa2048-decrypt-oaep-sha256", "token-parse",
-            "token-parse-text", "token-verify",
+            "token-parse-text", "token-verify", "metadata-decrypt",
         ])
         #expect(results.allSatisfy { ($0["opsPerSecond"] as? Double ?? 0) > 0 })
         #expect(outcome.stderr.contains("measuring"))
@@ -258,5 +261,58 @@ struct CLITests {
         #expect(outcome.stdout.contains("tvekit-resource") && outcome.stdout.contains("Proxy"))
         let bad = try CLI.run(["token", "inspect", "garbage"])
         #expect(bad.status == 2 && bad.stderr.contains("malformedToken"))
+    }
+
+    // MARK: metadata, requestor, clientless
+
+    func temporaryFile(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-cli-\(UUID().uuidString).json")
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    @Test("metadata encrypt, then decrypt with the PKCS#12 key: exit 0 and the document; a wrong key exits 1 with JSON", arguments: [
+        [], ["--jwe", "RSA-OAEP-256,A256GCM"], ["--jwe", "RSA-OAEP,A128CBC-HS256"],
+    ])
+    func metadataRoundTrip(jwe: [String]) throws {
+        let plain = try temporaryFile(#"{"updated": 7, "encrypted": ["zip", "userID"], "data": {"zip": ["12345"], "userID": "u-1", "tokenSource": "Apple"}}"#)
+        let encrypted = try CLI.run(["metadata", "encrypt", "--cert", CLI.fixture("leaf.cert.pem")] + jwe + [plain])
+        #expect(encrypted.status == 0, "\(encrypted.stderr)")
+        #expect(!encrypted.stdout.contains("u-1"))
+        let file = try temporaryFile(encrypted.stdout)
+        let decrypted = try CLI.run(["metadata", "decrypt", "--p12", CLI.fixture("modern.p12"), "--password-env", "P", "--json", file],
+                                    environment: ["P": "fixture-password"])
+        #expect(decrypted.status == 0, "\(decrypted.stderr)")
+        #expect(decrypted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            == #"{"data":{"tokenSource":"Apple","userID":"u-1","zip":["12345"]},"updated":7}"#)
+        let wrong = try CLI.run(["metadata", "decrypt", "--private-key", CLI.fixture("rsa2048.pkcs8.pem"), "--json", file])
+        #expect(wrong.status == 1)
+        #expect(wrong.stdout.contains(#""error" : "decryptionFailed""#))
+        let usage = try CLI.run(["metadata", "decrypt", "--json", file])
+        #expect(usage.status == 2)
+    }
+
+    @Test("requestor sign, then verify: valid exits 0, another ID exits 1, non-Base64 exits 2")
+    func requestor() throws {
+        let signed = try CLI.run(["requestor", "sign", "--p12", CLI.fixture("modern.p12"), "--password-env", "P", "--wrap", "nbcentertainment"],
+                                 environment: ["P": "fixture-password"])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let signature = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(signature.contains("\n"))
+        #expect(try CLI.run(["requestor", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--signature", signature, "nbcentertainment"]).status == 0)
+        #expect(try CLI.run(["requestor", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--signature", signature, "nbc"]).status == 1)
+        #expect(try CLI.run(["requestor", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--signature", "@@", "nbc"]).status == 2)
+    }
+
+    @Test("clientless sign prints the formats.md §4 header; verify checks it")
+    func clientless() throws {
+        let signed = try CLI.run(["clientless", "sign", "--method", "GET", "--requestor", "nbcsports", "--uri", "/api/v1/authorize",
+                                  "--public-key", "pk-123", "--secret-env", "S", "--nonce", "n-1", "--time", "1700000000000"],
+                                 environment: ["S": "s3cret"])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let header = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(header.hasPrefix("GET requestor_id=nbcsports, nonce=n-1, signature_method=HMAC-SHA1, request_time=1700000000000, request_uri=/api/v1/authorize, public_key=pk-123, signature="))
+        #expect(try CLI.run(["clientless", "verify", "--header", header, "--secret-env", "S"], environment: ["S": "s3cret"]).status == 0)
+        #expect(try CLI.run(["clientless", "verify", "--header", header, "--secret-env", "S"], environment: ["S": "other"]).status == 1)
     }
 }
