@@ -140,8 +140,10 @@ public struct ClientlessAuthorization: Sendable, Hashable {
                       publicKey: values[5], signature: values[6])
     }
 
-    /// Whether the signature is the HMAC-SHA1 of ``message`` under `secret` (compared in constant time).
-    public func isValid(secret: SecureBytes) -> Bool {
+    /// Whether the signature is the HMAC-SHA1 of ``message`` under `secret` (compared in constant time) and, when
+    /// `publicKey` is given, the header names that public key.
+    public func isValid(secret: SecureBytes, publicKey: String? = nil) -> Bool {
+        if let publicKey, publicKey != self.publicKey { return false }
         guard let expected = try? ClientlessRequestSigner.signature(of: message, secret: secret) else { return false }
         return ConstantTime.equals(Array(expected.utf8), Array(signature.utf8))
     }
