@@ -35,7 +35,6 @@ final class EVPKey: @unchecked Sendable {
         func free() {
             EVP_PKEY_CTX_free(pointer)
             if let digest { EVP_MD_CTX_free(digest) }
-            rsaPublic?.free()
         }
 
         /// Hashes `input` into `output` (room for `hash.digestByteCount` bytes) with the pooled digest context.
@@ -109,7 +108,6 @@ final class EVPKey: @unchecked Sendable {
         if case .verify = operation {
             let rsaPublic = try RSAPublicOperation(key: pointer)
             guard let digest = EVP_MD_CTX_new() else {
-                rsaPublic.free()
                 throw TVECryptoError.openSSLFailure(reason: "EVP_MD_CTX_new failed")
             }
             return Context(pointer: nil, digest: digest, rsaPublic: rsaPublic)

@@ -39,6 +39,26 @@ enum RSAKeyPolicy {
         if bits > maximumBits {
             throw TVECryptoError.keyTooLarge(reason: "the RSA key has \(bits) bits; at most \(maximumBits) are accepted")
         }
+        try checkPublicExponent(key)
+    }
+
+    /// The public exponent must be odd, at least 3, at most 64 bits and below the modulus: `e = 1` would make any
+    /// well-formed block a valid signature, and a huge `e` would make every verification as slow as a private-key
+    /// operation (OpenSSL's own public-operation checks, which verification below the EVP layer must repeat).
+    static func checkPublicExponent(_ key: OpaquePointer) throws {
+        var n: OpaquePointer? = nil
+        var e: OpaquePointer? = nil
+        guard copenssl_rsa_public_numbers(key, &n, &e) == 1, let n, let e else {
+            ERR_clear_error()
+            throw TVECryptoError.malformedKey(reason: "the RSA modulus and exponent cannot be read")
+        }
+        defer {
+            BN_free(n)
+            BN_free(e)
+        }
+        guard BN_is_odd(e) == 1, BN_num_bits(e) >= 2, BN_num_bits(e) <= 64, BN_ucmp(e, n) < 0 else {
+            throw TVECryptoError.malformedKey(reason: "the RSA public exponent must be odd, at least 3, at most 64 bits and below the modulus")
+        }
     }
 
     /// Runs a `d2i_*` function over all of `der` and returns its result only if it consumed every byte.

@@ -112,6 +112,9 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
     /// The modulus length in bits.
     public var keySizeInBits: Int { backing.bits }
 
+    /// The modulus length in bytes (k in RFC 8017): the size of a signature and of one ciphertext block.
+    public var modulusByteCount: Int { backing.byteCount }
+
     /// The PEM encoding (`-----BEGIN PUBLIC KEY-----`, SubjectPublicKeyInfo).
     public var pemRepresentation: String {
         "-----BEGIN PUBLIC KEY-----\n" + Base64.encode(derRepresentation, lineLength: 64) + "\n-----END PUBLIC KEY-----\n"

@@ -11,8 +11,9 @@ internal import COpenSSL
 /// numbers alive between calls, where OpenSSL's provider path allocates them on every verification (about 4% of
 /// an RSA-2048 verification). Everything here is public data, so nothing needs to run in constant time.
 ///
-/// One instance belongs to one pooled verification context, and so to one caller at a time.
-struct RSAPublicOperation: @unchecked Sendable {
+/// One instance belongs to one pooled verification context, and so to one caller at a time. It owns its six
+/// OpenSSL objects and frees them exactly once, in `deinit`.
+final class RSAPublicOperation: @unchecked Sendable {
     // Sendable: owned by a pooled `EVPKey.Context`, which only one caller holds at a time.
     private let bignumContext: OpaquePointer
     private let modulus: OpaquePointer
@@ -34,8 +35,10 @@ struct RSAPublicOperation: @unchecked Sendable {
         let montgomery = BN_MONT_CTX_new()
         let representative = BN_new()
         let recovered = BN_new()
+        // The key policy has checked e (odd, 3 to 64 bits, below n); checked again here, next to the arithmetic.
         guard let context, let montgomery, let representative, let recovered,
-              BN_is_odd(n) == 1, BN_MONT_CTX_set(montgomery, n, context) == 1
+              BN_is_odd(n) == 1, BN_is_odd(e) == 1, BN_num_bits(e) >= 2, BN_num_bits(e) <= 64, BN_ucmp(e, n) < 0,
+              BN_MONT_CTX_set(montgomery, n, context) == 1
         else {
             // The RSA key policy has checked the key, so only an allocation failure ends here.
             BN_free(n)
@@ -56,7 +59,7 @@ struct RSAPublicOperation: @unchecked Sendable {
         self.byteCount = (Int(BN_num_bits(n)) + 7) / 8
     }
 
-    func free() {
+    deinit {
         BN_CTX_free(bignumContext)
         BN_free(modulus)
         BN_free(exponent)

@@ -132,12 +132,11 @@ public enum JWE {
             throw MetadataError.unsupportedAlgorithm(reason: "JWE alg RSA1_5 is refused unless the decryptor allows it (Bleichenbacher's attack)")
         }
         let enc = jwe.contentAlgorithm
-        let contentKey: SecureBytes
-        if let transported = try? key.decrypt(jwe.encryptedKey, padding: jwe.keyAlgorithm.padding), transported.count == enc.keyCount {
-            contentKey = transported
-        } else {
-            contentKey = (try? SecureRandom.secureBytes(count: enc.keyCount)) ?? SecureBytes([UInt8](repeating: 0, count: enc.keyCount))
-        }
+        // The substitute key is drawn before the key transport runs, so both outcomes cost the same work; without
+        // randomness there is no safe substitute, and decryption stops with the same one error.
+        guard let substitute = try? SecureRandom.secureBytes(count: enc.keyCount) else { throw MetadataError.decryptionFailed() }
+        let transported = try? key.decrypt(jwe.encryptedKey, padding: jwe.keyAlgorithm.padding)
+        let contentKey = transported.flatMap { $0.count == enc.keyCount ? $0 : nil } ?? substitute
         do {
             if enc.isGCM {
                 return try AES.GCM.open(AES.GCM.SealedBox(ciphertext: jwe.ciphertext, tag: jwe.tag), key: contentKey,

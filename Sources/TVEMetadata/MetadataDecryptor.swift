@@ -80,7 +80,7 @@ public struct MetadataDecryptor: Sendable {
     public func decryptValue(_ ciphertext: String) throws -> JSONValue {
         let plaintext = try decryptValueBytes(ciphertext)
         return try plaintext.withUnsafeBytes { bytes in
-            if let value = JSONValue.parse(bytes) { return value }
+            if let value = try? JSONValue.parse(bytes) { return value }
             // Not JSON: the value is the text itself; text that is not UTF-8 is a decryption failure, so that no
             // second error tells a valid padding from an invalid one.
             guard let text = String(validating: bytes, as: UTF8.self) else { throw MetadataError.decryptionFailed() }
@@ -103,7 +103,7 @@ public struct MetadataDecryptor: Sendable {
             } catch let error as TVECryptoError {
                 throw MetadataError.malformedCiphertext(reason: "the value is neither a JWE nor Base64 RSA blocks (\(error.reason))")
             }
-            let size = privateKey.keySizeInBits / 8
+            let size = privateKey.publicKey.modulusByteCount
             guard !blocks.isEmpty, blocks.count % size == 0 else {
                 throw MetadataError.malformedCiphertext(reason: "the value is \(blocks.count) bytes, not a whole number of \(size)-byte RSA blocks")
             }
@@ -168,7 +168,11 @@ public struct MetadataEncryptor: Sendable {
     }
 
     /// A REST v1 document with the values of `keys` encrypted and the others in clear.
+    /// - Throws: ``MetadataError/Code/malformedDocument`` when `keys` names a key `metadata` lacks.
     public func encryptDocument(_ metadata: UserMetadata, encrypting keys: Set<String>) throws -> UserMetadataDocument {
+        if let missing = keys.first(where: { metadata.values[$0] == nil }) {
+            throw MetadataError.malformedDocument(reason: "there is no key \"\(UserMetadataDocument.printable(missing))\" to encrypt")
+        }
         var entries: [String: UserMetadataDocument.Entry] = [:]
         for (key, value) in metadata.values {
             entries[key] = keys.contains(key) ? .encrypted(try encryptValue(value)) : .plain(value)

@@ -50,7 +50,8 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
     public let code: Code
     /// What was wrong and where.
     public let reason: String
-    /// The metadata key whose value failed, when the error concerns one value.
+    /// The metadata key whose value failed, when the error concerns one value. It comes from the document: escape
+    /// it before printing (``description`` does).
     public let key: String?
 
     private init(code: Code, reason: String, key: String? = nil) {
@@ -63,7 +64,7 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
     func about(key: String) -> MetadataError { MetadataError(code: code, reason: reason, key: key) }
 
     public var description: String {
-        "MetadataError.\(code)" + (key.map { " (key \"\($0)\")" } ?? "") + ": \(reason)"
+        "MetadataError.\(code)" + (key.map { " (key \"\(UserMetadataDocument.printable($0))\")" } ?? "") + ": \(reason)"
     }
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }

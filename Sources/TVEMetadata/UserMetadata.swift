@@ -143,7 +143,12 @@ public struct UserMetadataDocument: Sendable, Hashable {
 
     /// A key name as it may appear in a message: at most 64 characters, control characters escaped.
     static func printable(_ key: String) -> String {
-        let clipped = key.unicodeScalars.prefix(64).map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined()
+        let clipped = key.unicodeScalars.prefix(64).map { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: "?"
+            default: String(scalar)
+            }
+        }.joined()
         return key.unicodeScalars.count > 64 ? clipped + "…" : clipped
     }
 

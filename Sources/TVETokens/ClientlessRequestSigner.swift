@@ -45,9 +45,16 @@ public struct ClientlessRequestSigner: Sendable {
     }
 
     /// The header value for fixed inputs (tests, replays).
+    /// - Throws: ``MediaTokenError/Code/invalidField`` for a lower-case or empty method, an empty field, a field
+    ///   holding `", "` or a control character, or a negative time.
     public func authorizationHeader(method: String, requestURI: String, nonce: String, requestTime: Int64) throws -> String {
-        let authorization = try ClientlessAuthorization(method: method, requestorID: requestorID, nonce: nonce, requestTime: requestTime,
+        let authorization: ClientlessAuthorization
+        do {
+            authorization = try ClientlessAuthorization(method: method, requestorID: requestorID, nonce: nonce, requestTime: requestTime,
                                                         requestURI: requestURI, publicKey: publicKey, signature: "")
+        } catch let error as MediaTokenError {
+            throw MediaTokenError.invalidField(reason: error.reason)
+        }
         let signature = try Self.signature(of: authorization.message, secret: secret)
         return authorization.message + ", public_key=\(publicKey), signature=\(signature)"
     }
@@ -96,8 +103,29 @@ public struct ClientlessAuthorization: Sendable, Hashable {
     }
 
     /// A field must not contain the `", "` separator or control characters, or the header would be ambiguous.
+    /// Checked on UTF-8 bytes, like the parser's split, so that both agree whatever follows the comma.
     static func isFieldSafe(_ value: String) -> Bool {
-        !value.contains(", ") && !value.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        let bytes = Array(value.utf8)
+        if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return false }
+        return splitFields(bytes).count == 1
+    }
+
+    /// Splits on the two bytes `", "`.
+    static func splitFields(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        var fields: [ArraySlice<UInt8>] = []
+        var start = 0
+        var index = 0
+        while index + 1 < bytes.count {
+            if bytes[index] == 0x2C, bytes[index + 1] == 0x20 {
+                fields.append(bytes[start..<index])
+                index += 2
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        fields.append(bytes[start...])
+        return fields
     }
 
     /// The signed message: the header up to `, public_key=`.
@@ -112,7 +140,7 @@ public struct ClientlessAuthorization: Sendable, Hashable {
         guard header.utf8.count <= Self.maximumHeaderBytes else {
             throw MediaTokenError.malformedHeader(reason: "the header is over \(Self.maximumHeaderBytes) bytes")
         }
-        let fields = header.components(separatedBy: ", ")
+        let fields = Self.splitFields(Array(header.utf8)).map { String(decoding: $0, as: UTF8.self) }
         let names = ["requestor_id", "nonce", "signature_method", "request_time", "request_uri", "public_key", "signature"]
         guard fields.count == names.count else {
             throw MediaTokenError.malformedHeader(reason: "the header has \(fields.count) comma-separated fields; it takes \(names.count)")
@@ -142,9 +170,20 @@ public struct ClientlessAuthorization: Sendable, Hashable {
 
     /// Whether the signature is the HMAC-SHA1 of ``message`` under `secret` (compared in constant time) and, when
     /// `publicKey` is given, the header names that public key.
+    ///
+    /// This checks the HMAC only. A service must also check that ``method``, ``requestURI`` and ``requestorID``
+    /// match the request it received, that ``requestTime`` is recent (``isFresh(now:maximumAge:)``) and that the
+    /// ``nonce`` was not seen before (a replay store keyed by nonce). `public_key` is not covered by the HMAC: it
+    /// only selects the secret.
     public func isValid(secret: SecureBytes, publicKey: String? = nil) -> Bool {
         if let publicKey, publicKey != self.publicKey { return false }
-        guard let expected = try? ClientlessRequestSigner.signature(of: message, secret: secret) else { return false }
+        guard !secret.isEmpty, let expected = try? ClientlessRequestSigner.signature(of: message, secret: secret) else { return false }
         return ConstantTime.equals(Array(expected.utf8), Array(signature.utf8))
+    }
+
+    /// Whether ``requestTime`` lies within `maximumAge` milliseconds of `now`, in either direction.
+    public func isFresh(now: Int64, maximumAge: Int64 = 300_000) -> Bool {
+        let difference = now.subtractingReportingOverflow(requestTime)
+        return maximumAge >= 0 && !difference.overflow && difference.partialValue.magnitude <= UInt64(maximumAge)
     }
 }

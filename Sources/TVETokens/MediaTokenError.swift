@@ -9,7 +9,7 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Backing: String, Sendable {
             case malformedToken, inputTooLarge, invalidConfiguration, invalidField, signingFailed, malformedSignature,
-                 malformedHeader, malformedStatement, unsupportedAlgorithm
+                 malformedHeader, malformedStatement, unsupportedAlgorithm, invalidSignature
         }
         fileprivate let backing: Backing
 
@@ -32,6 +32,8 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let malformedStatement = Code(backing: .malformedStatement)
         /// A JWT names an algorithm other than RS256 (`none`, `HS256`, ...).
         public static let unsupportedAlgorithm = Code(backing: .unsupportedAlgorithm)
+        /// A well-formed JWT whose signature does not verify under the given key.
+        public static let invalidSignature = Code(backing: .invalidSignature)
 
         public var description: String { backing.rawValue }
 
@@ -47,6 +49,7 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
             case .malformedHeader: 2040
             case .malformedStatement: 2050
             case .unsupportedAlgorithm: 2051
+            case .invalidSignature: 2052
             }
         }
     }
@@ -73,4 +76,5 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
     @inline(never) public static func malformedHeader(reason: String = "") -> Self { Self(code: .malformedHeader, reason: reason) }
     @inline(never) public static func malformedStatement(reason: String = "") -> Self { Self(code: .malformedStatement, reason: reason) }
     @inline(never) public static func unsupportedAlgorithm(reason: String = "") -> Self { Self(code: .unsupportedAlgorithm, reason: reason) }
+    @inline(never) public static func invalidSignature(reason: String = "") -> Self { Self(code: .invalidSignature, reason: reason) }
 }

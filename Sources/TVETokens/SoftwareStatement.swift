@@ -1,5 +1,6 @@
 import Foundation
 import TVECrypto
+import TVEJSON
 
 /// The software statement of Dynamic Client Registration: an RS256 JWT from the TVE Dashboard whose claims
 /// identify the application (`sub`, `iss` = `auth.adobe.com`, `iat`, `nbf`, ...).
@@ -28,20 +29,6 @@ public struct SoftwareStatement: Sendable, Hashable {
     /// The longest statement accepted.
     public static let maximumBytes = 16 * 1024
 
-    private struct Header: Decodable {
-        let alg: String
-        let kid: String?
-        let crit: [String]?
-    }
-
-    private struct Claims: Decodable {
-        let sub: String?
-        let iss: String?
-        let iat: Int64?
-        let nbf: Int64?
-        let exp: Int64?
-    }
-
     private let signingInput: [UInt8]
     private let signature: [UInt8]
 
@@ -64,28 +51,41 @@ public struct SoftwareStatement: Sendable, Hashable {
         let headerBytes = try decode(0, "header")
         let claimBytes = try decode(1, "claims")
         let signature = try decode(2, "signature")
-        guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)) else {
+        // The strict parser: a duplicate "alg" or "sub" is refused, so no other JWT reader can see a different header.
+        guard case .object(let header)? = try? JSONValue(parsing: headerBytes), case .string(let alg)? = header["alg"] else {
             throw MediaTokenError.malformedStatement(reason: "the JWT header is not a JSON object with a string \"alg\"")
         }
-        guard header.alg == "RS256" else {
+        guard alg == "RS256" else {
             throw MediaTokenError.unsupportedAlgorithm(reason: "the JWT algorithm must be RS256")
         }
-        guard header.crit == nil else {
+        guard header["crit"] == nil else {
             throw MediaTokenError.unsupportedAlgorithm(reason: "the JWT names critical extensions (\"crit\"), which TVEKit does not implement")
         }
-        guard (try? JSONSerialization.jsonObject(with: Data(claimBytes))) is [String: Any],
-              let claims = try? JSONDecoder().decode(Claims.self, from: Data(claimBytes))
-        else {
-            throw MediaTokenError.malformedStatement(reason: "the JWT claims are not a JSON object with string sub/iss and integer iat/nbf/exp")
+        guard case .object(let claims)? = try? JSONValue(parsing: claimBytes) else {
+            throw MediaTokenError.malformedStatement(reason: "the JWT claims are not a JSON object")
+        }
+        func string(_ name: String) throws -> String? {
+            switch claims[name] {
+            case nil: return nil
+            case .string(let value)?: return value
+            default: throw MediaTokenError.malformedStatement(reason: "the claim \"\(name)\" is not a string")
+            }
+        }
+        func integer(_ name: String) throws -> Int64? {
+            switch claims[name] {
+            case nil: return nil
+            case .integer(let value)?: return value
+            default: throw MediaTokenError.malformedStatement(reason: "the claim \"\(name)\" is not an integer")
+            }
         }
         guard !signature.isEmpty else { throw MediaTokenError.malformedStatement(reason: "the JWT signature is empty") }
-        algorithm = header.alg
-        keyID = header.kid
-        subject = claims.sub
-        issuer = claims.iss
-        issuedAt = claims.iat
-        notBefore = claims.nbf
-        expiresAt = claims.exp
+        algorithm = alg
+        keyID = header["kid"]?.stringValue
+        subject = try string("sub")
+        issuer = try string("iss")
+        issuedAt = try integer("iat")
+        notBefore = try integer("nbf")
+        expiresAt = try integer("exp")
         claimsJSON = String(decoding: claimBytes, as: UTF8.self)
         self.compact = text
         signingInput = Array(text.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
@@ -97,13 +97,21 @@ public struct SoftwareStatement: Sendable, Hashable {
         publicKey.isValidSignature(signature, for: signingInput, padding: .pkcs1v15SHA256)
     }
 
-    /// Parses and verifies; throws ``MediaTokenError/Code/malformedStatement`` when the signature does not verify.
+    /// Parses and verifies the signature; throws ``MediaTokenError/Code/invalidSignature`` when it does not verify.
+    ///
+    /// Only the signature is checked: `nbf`, `exp` and `iss` are the caller's to judge (Adobe's statements are valid
+    /// until revoked and carry no `exp`); see ``isValid(at:)`` for the time claims.
     public static func verified(compact: String, publicKey: RSAPublicKey) throws -> SoftwareStatement {
         let statement = try SoftwareStatement(compact: compact)
         guard statement.isSignatureValid(publicKey: publicKey) else {
-            throw MediaTokenError.malformedStatement(reason: "the JWT signature does not verify under the given key")
+            throw MediaTokenError.invalidSignature(reason: "the JWT signature does not verify under the given key")
         }
         return statement
+    }
+
+    /// Whether `nbf` and `exp`, when present, hold at `date` (seconds since the Unix epoch).
+    public func isValid(at date: Int64) -> Bool {
+        (notBefore.map { $0 <= date } ?? true) && (expiresAt.map { date < $0 } ?? true)
     }
 
     /// Makes an RS256 statement (for the local service provider and tests).

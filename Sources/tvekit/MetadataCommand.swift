@@ -40,9 +40,7 @@ struct MetadataCommand: AsyncParsableCommand {
         var file: String
 
         func run() async throws {
-            let text: [UInt8] = file == "-"
-                ? Array(try Input.standardInput(limit: UserMetadataDocument.maximumDocumentBytes + 1, what: "document").utf8)
-                : try Input.read(file, what: "document")
+            let text = try Input.fileOrStandardInput(file, limit: UserMetadataDocument.maximumDocumentBytes + 1, what: "document")
             let decryptor = MetadataDecryptor(privateKey: try key.load(), options: .init(allowsRSA1_5: allowRSA1_5))
             let metadata: UserMetadata
             do {
@@ -60,9 +58,12 @@ struct MetadataCommand: AsyncParsableCommand {
                 print(metadata.jsonText)
             } else {
                 if let updated = metadata.updated { print("updated: \(updated)") }
+                // Keys come from the document: printed as JSON strings, so no control character reaches the terminal.
                 for key in metadata.values.keys.sorted() {
+                    var line = ""
+                    JSONValue.writeString(key, to: &line)
                     let marker = metadata.decryptedKeys.contains(key) ? " (decrypted)" : ""
-                    print("\(key)\(marker): \(metadata.values[key]?.jsonText ?? "null")")
+                    print("\(line)\(marker): \(metadata.values[key]?.jsonText ?? "null")")
                 }
             }
         }
@@ -109,9 +110,7 @@ struct MetadataCommand: AsyncParsableCommand {
                let alg = JWE.KeyAlgorithm(rawValue: parts[0]), let enc = JWE.ContentAlgorithm(rawValue: parts[1]) {
                 encoding = .jwe(alg, enc)
             }
-            let text: [UInt8] = file == "-"
-                ? Array(try Input.standardInput(limit: UserMetadataDocument.maximumDocumentBytes + 1, what: "document").utf8)
-                : try Input.read(file, what: "document")
+            let text = try Input.fileOrStandardInput(file, limit: UserMetadataDocument.maximumDocumentBytes + 1, what: "document")
             print(try MetadataEncryptor(publicKey: key, encoding: encoding).encryptDocument(plainJSONText: text).jsonText)
         }
     }

@@ -103,7 +103,9 @@ struct ClientlessCommand: AsyncParsableCommand {
 
         func run() async throws {
             let authorization = try ClientlessAuthorization(header: header)
-            let valid = authorization.isValid(secret: SecureBytes(utf8: try Input.secret(fromEnvironment: secretEnvironment) ?? ""))
+            let secret = try Input.secret(fromEnvironment: secretEnvironment) ?? ""
+            guard !secret.isEmpty else { throw CLIError(message: "the secret in \(secretEnvironment) is empty") }
+            let valid = authorization.isValid(secret: SecureBytes(utf8: secret))
             print(valid ? "valid" : "invalid")
             if !valid { throw ExitCode(1) }
         }

@@ -169,3 +169,38 @@ struct RSAOperationTests {
         #expect(results.allSatisfy { $0 })
     }
 }
+
+@Suite("RSA public exponent policy")
+struct RSAExponentPolicyTests {
+    static func der(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+        var length: [UInt8]
+        if content.count < 128 {
+            length = [UInt8(content.count)]
+        } else if content.count < 256 {
+            length = [0x81, UInt8(content.count)]
+        } else {
+            length = [0x82, UInt8(content.count >> 8), UInt8(content.count & 0xFF)]
+        }
+        return [tag] + length + content
+    }
+
+    /// A SubjectPublicKeyInfo with the fixture key's modulus and the exponent `e` (big-endian bytes).
+    static func spki(exponent e: [UInt8]) -> [UInt8] {
+        let modulus = [0] + RSAOperationTests.modulus(of: RSAOperationTests.key.publicKey)
+        let rsaKey = der(0x30, der(0x02, modulus) + der(0x02, e))
+        let algorithm = der(0x30, der(0x06, [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]) + [0x05, 0x00])
+        return der(0x30, algorithm + der(0x03, [0] + rsaKey))
+    }
+
+    @Test("the fixture modulus with e = 65537 and e = 3 loads (the builder is right)")
+    func control() throws {
+        _ = try RSAPublicKey(derRepresentation: Self.spki(exponent: [0x01, 0x00, 0x01]))
+        _ = try RSAPublicKey(derRepresentation: Self.spki(exponent: [0x03]))
+    }
+
+    @Test("rejectsDegenerateExponent: e = 1 (every encoding verifies), even e and e over 64 bits are refused",
+          arguments: [[0x01], [0x02], [0x01, 0x00, 0x00], [0x01] + [UInt8](repeating: 0, count: 8) + [0x01]] as [[UInt8]])
+    func rejectsDegenerateExponent(exponent: [UInt8]) {
+        #expect(throws: TVECryptoError.self) { try RSAPublicKey(derRepresentation: Self.spki(exponent: exponent)) }
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@_spi(Fuzzing) import TVEMetadata
+import TVEFuzzSupport
+import TVEMetadata
 
 /// Replays the metadata fuzzer's regression inputs and seed corpus through the fuzz body.
 @Suite("Metadata fuzz regressions")

@@ -43,6 +43,10 @@ struct IdentityTests {
         #expect(parsed.requestURI == "/api/v1/authorize")
         #expect(parsed.isValid(secret: SecureBytes(utf8: "s3cret")))
         #expect(!parsed.isValid(secret: SecureBytes(utf8: "s3creT")))
+        #expect(!parsed.isValid(secret: SecureBytes(utf8: "")))
+        #expect(parsed.isFresh(now: 1_700_000_100_000) && !parsed.isFresh(now: 1_700_000_400_001))
+        #expect(tokenError { _ = try Self.signer().authorizationHeader(method: "get", requestURI: "/x") }?.code == .invalidField)
+        #expect(tokenError { _ = try Self.signer().authorizationHeader(method: "GET", requestURI: "/x, y") }?.code == .invalidField)
     }
 
     @Test("rejectsTamperedClientlessHeader: a changed field no longer verifies; malformed headers are refused")
@@ -64,7 +68,8 @@ struct IdentityTests {
         #expect(verified.subject == "9f7a0c1e-0000-4000-8000-000000000001")
         #expect(verified.issuer == "auth.adobe.com")
         #expect(verified.issuedAt == 1_700_000_000)
-        #expect(tokenError { _ = try SoftwareStatement.verified(compact: statement.compact, publicKey: TokenFixtures.otherKey.publicKey) }?.code == .malformedStatement)
+        #expect(tokenError { _ = try SoftwareStatement.verified(compact: statement.compact, publicKey: TokenFixtures.otherKey.publicKey) }?.code == .invalidSignature)
+        #expect(verified.isValid(at: 1_700_000_000) && !verified.isValid(at: 1_699_999_999))
     }
 
     @Test("rejectsAlgNone: an unsigned JWT is refused")
@@ -86,7 +91,9 @@ struct IdentityTests {
         let statement = try SoftwareStatement.issue(subject: "a", issuedAt: 1, signingKey: Self.key)
         let parts = statement.compact.split(separator: ".").map(String.init)
         let forged = parts[0] + "." + Base64URL.encode(Array(#"{"sub":"b","iss":"auth.adobe.com","iat":1,"nbf":1}"#.utf8)) + "." + parts[2]
-        #expect(tokenError { _ = try SoftwareStatement.verified(compact: forged, publicKey: Self.key.publicKey) }?.code == .malformedStatement)
+        #expect(tokenError { _ = try SoftwareStatement.verified(compact: forged, publicKey: Self.key.publicKey) }?.code == .invalidSignature)
+        let duplicate = Base64URL.encode(Array(#"{"alg":"RS256","alg":"none"}"#.utf8)) + "." + parts[1] + "." + parts[2]
+        #expect(tokenError { _ = try SoftwareStatement(compact: duplicate) }?.code == .malformedStatement)
         for bad in ["a.b", "a.b.c.d", "!!.e30.AA", parts[0] + ".bm90IGpzb24." + parts[2]] {
             #expect(tokenError { _ = try SoftwareStatement(compact: bad) } != nil, "\(bad)")
         }

@@ -270,7 +270,8 @@ extension JSONValue {
         }
     }
 
-    static func writeString(_ value: String, to output: inout String) {
+    /// Appends `value` as a JSON string literal (control characters escaped), for printing untrusted text safely.
+    public static func writeString(_ value: String, to output: inout String) {
         output += "\""
         for scalar in value.unicodeScalars {
             switch scalar {

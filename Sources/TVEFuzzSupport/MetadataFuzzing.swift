@@ -1,14 +1,15 @@
 import Foundation
 import TVECrypto
+import TVEMetadata
 
 /// The body of the user-metadata fuzzer (`Fuzz/FuzzMetadata`), shared with the test suite, which replays the
-/// regression inputs and the seed corpus through it.
+/// regression inputs and the seed corpus through it. This target is not a product: the fixture key below never ships
+/// in a library.
 ///
 /// Each input is read three ways: as JSON, as a metadata document (decrypted with a fixed test key when it
 /// parses), and as one encrypted value. Besides "never crash", it checks invariants and traps when one breaks, so
 /// that libFuzzer reports it: JSON and documents survive serialization and re-parsing; every failure is a
 /// ``MetadataError``; a decrypted document has exactly the document's keys, its plain values unchanged.
-@_spi(Fuzzing)
 public enum MetadataFuzzing {
     /// The committed throw-away fixture key `TestVectors/fixtures/leaf.pkcs8.pem`, so that the seed corpus (made
     /// from the vectors, which are encrypted to it) reaches the decryption paths. Never use it for anything else.
@@ -51,7 +52,7 @@ pRaebIGgjkrQeIatT8SM4A==
 
     /// Runs one input. Returns normally unless an invariant is broken, in which case it traps.
     public static func run(_ data: UnsafeRawBufferPointer) {
-        if let value = JSONValue.parse(data) {
+        if let value = try? JSONValue.parse(data) {
             check(JSONValue(jsonText: Array(value.jsonText.utf8)) == value, "JSON does not survive a round trip")
         }
         let document: UserMetadataDocument

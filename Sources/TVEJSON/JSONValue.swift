@@ -1,6 +1,14 @@
 import Foundation
 
-/// A JSON value, as user metadata carries it: unknown keys are kept in this form.
+/// Why a JSON text was refused, and where.
+public struct JSONParsingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The byte offset of the problem.
+    public let offset: Int
+    public let reason: String
+    public var description: String { "\(reason) at byte \(offset)" }
+}
+
+/// A JSON value (user metadata values, JWE and JWT headers), with a strict parser and a deterministic writer.
 ///
 /// Integers that fit `Int64` are kept exact (``integer(_:)``); other numbers are ``number(_:)``. Equality is JSON's:
 /// `50` equals `50.0`.
@@ -30,14 +38,14 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
-        case .bool(let value): hasher.combine(value)
-        case .integer(let value): hasher.combine(value)
+        case .bool(let value): hasher.combine(1); hasher.combine(value)
+        case .integer(let value): hasher.combine(2); hasher.combine(value)
         case .number(let value):
             // An integral number hashes like the equal integer.
-            if let integer = Int64(exactly: value) { hasher.combine(integer) } else { hasher.combine(value) }
-        case .string(let value): hasher.combine(value)
-        case .array(let value): hasher.combine(value)
-        case .object(let value): hasher.combine(value)
+            if let integer = Int64(exactly: value) { hasher.combine(2); hasher.combine(integer) } else { hasher.combine(3); hasher.combine(value) }
+        case .string(let value): hasher.combine(4); hasher.combine(value)
+        case .array(let value): hasher.combine(5); hasher.combine(value)
+        case .object(let value): hasher.combine(6); hasher.combine(value)
         }
     }
 
@@ -73,17 +81,38 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Parses one JSON text (any value at the top, as RFC 8259 allows); `nil` when it is not strict JSON
-    /// (duplicate keys, invalid UTF-8, lone surrogates and nesting deeper than 64 levels are refused).
+    /// The largest JSON text the parsing initialisers accept: 16 MiB (callers apply their own, smaller limits).
+    public static let maximumBytes = 16 << 20
+
+    /// Parses one JSON text (any value at the top, as RFC 8259 allows); `nil` when it is not strict JSON.
+    /// See ``init(parsing:)`` for the rules and the reason of a failure.
     public init?(jsonText: some DataProtocol) {
-        let bytes = Array(jsonText)
-        guard let value = bytes.withUnsafeBytes({ Self.parse($0) }) else { return nil }
+        guard let value = try? JSONValue(parsing: jsonText) else { return nil }
         self = value
     }
 
+    /// Parses one JSON text strictly: duplicate object keys, invalid UTF-8, lone surrogates, control characters in
+    /// strings, leading zeros, trailing commas, anything after the value and nesting deeper than 64 levels are
+    /// refused. Object keys are compared as Swift strings (canonically equivalent spellings count as duplicates).
+    /// - Throws: ``JSONParsingError`` with the byte offset and what was wrong there.
+    public init(parsing jsonText: some DataProtocol) throws(JSONParsingError) {
+        guard jsonText.count <= Self.maximumBytes else {
+            throw JSONParsingError(offset: 0, reason: "the text is over \(Self.maximumBytes) bytes")
+        }
+        let bytes = Array(jsonText)
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(JSONParsingError) -> JSONValue in try Self.parse(buffer) }
+        }
+        self = try result.get()
+    }
+
     /// Parses JSON from bytes in place (decrypted plaintexts are parsed without a copy).
-    static func parse(_ bytes: UnsafeRawBufferPointer) -> JSONValue? {
-        try? JSONParser.parse(bytes)
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParsingError) -> JSONValue {
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            throw JSONParsingError(offset: error.offset, reason: error.what)
+        }
     }
 
     /// Compact JSON text, with object keys sorted.
