@@ -10,7 +10,9 @@ let package = Package(
     products: [
         .library(name: "TVECrypto", targets: ["TVECrypto"]),
         .library(name: "TVETokens", targets: ["TVETokens"]),
+        .library(name: "TVEJSON", targets: ["TVEJSON"]),
         .library(name: "TVEMetadata", targets: ["TVEMetadata"]),
+        .library(name: "TVESAML", targets: ["TVESAML"]),
         .executable(name: "tvekit", targets: ["tvekit"]),
     ],
     dependencies: [
@@ -35,11 +37,28 @@ let package = Package(
         ),
         .target(
             name: "TVETokens",
-            dependencies: ["TVECrypto"]
+            dependencies: ["TVECrypto", "TVEJSON"]
+        ),
+        .target(
+            name: "TVEJSON"
         ),
         .target(
             name: "TVEMetadata",
-            dependencies: ["TVECrypto"]
+            dependencies: ["TVECrypto", "TVEJSON"]
+        ),
+        // Fuzz bodies that need test material (a fixture private key): never part of a product.
+        .target(
+            name: "TVEFuzzSupport",
+            dependencies: ["TVEMetadata", "TVECrypto"]
+        ),
+        // libxml2 callbacks and per-thread error handlers, which need real C.
+        .target(
+            name: "CTVEShims",
+            dependencies: ["CLibXML2"]
+        ),
+        .target(
+            name: "TVESAML",
+            dependencies: ["TVECrypto", "CLibXML2", "CTVEShims"]
         ),
         .executableTarget(
             name: "tvekit",
@@ -47,6 +66,7 @@ let package = Package(
                 "TVECrypto",
                 "TVETokens",
                 "TVEMetadata",
+                "TVESAML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -58,7 +78,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzMetadata",
-            dependencies: ["TVEMetadata"],
+            dependencies: ["TVEFuzzSupport"],
             path: "Fuzz/FuzzMetadata"
         ),
         .testTarget(
@@ -71,7 +91,11 @@ let package = Package(
         ),
         .testTarget(
             name: "TVEMetadataTests",
-            dependencies: ["TVEMetadata", "TVECrypto"]
+            dependencies: ["TVEMetadata", "TVECrypto", "TVEJSON", "TVEFuzzSupport"]
+        ),
+        .testTarget(
+            name: "TVESAMLTests",
+            dependencies: ["TVESAML", "TVECrypto"]
         ),
         .testTarget(
             name: "CLibXML2Tests",

@@ -3,6 +3,7 @@ import Foundation
 import TVECrypto
 import TVETokens
 import TVEMetadata
+import TVESAML
 
 /// `tvekit`: the command-line face of TVEKit. Every command is a thin shell over the libraries.
 ///
@@ -13,7 +14,7 @@ struct TVEKitCommand: AsyncParsableCommand {
         commandName: "tvekit",
         abstract: "TV Everywhere entitlement tools: media tokens, user metadata, requestor and clientless signatures, keys and speed.",
         discussion: "Exit status: 0 on success or a valid signature, 1 for an invalid signature, 2 for malformed input or a usage error.",
-        subcommands: [SignatureCommand.self, TokenCommand.self, MetadataCommand.self, RequestorCommand.self, ClientlessCommand.self,
+        subcommands: [SignatureCommand.self, TokenCommand.self, MetadataCommand.self, RequestorCommand.self, ClientlessCommand.self, SAMLCommand.self,
                       KeyCommand.self, SpeedCommand.self]
     )
 
@@ -40,6 +41,8 @@ struct TVEKitCommand: AsyncParsableCommand {
                 message = "error: \(cryptoError.reason) [\(cryptoError.code)]"
             } else if let tokenError = error as? MediaTokenError {
                 message = "error: \(tokenError.reason) [\(tokenError.code)]"
+            } else if let samlError = error as? SAMLError {
+                message = "error: \(samlError.reason) [\(samlError.code)]"
             } else if let metadataError = error as? MetadataError {
                 message = "error: \(metadataError.reason) [\(metadataError.code)]"
             } else if let cliError = error as? CLIError {
@@ -86,6 +89,21 @@ enum Input {
         guard argument == "-" else { return argument }
         return try standardInput(limit: ShortMediaToken.maximumInputBytes + 4096, what: "token")
             .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Reads standard input up to `limit` bytes, as bytes (nothing replaced: invalid UTF-8 reaches the library).
+    static func standardInputBytes(limit: Int, what: String) throws -> [UInt8] {
+        var data = Data()
+        while let chunk = try FileHandle.standardInput.read(upToCount: 65536), !chunk.isEmpty {
+            data.append(chunk)
+            guard data.count <= limit else { throw CLIError(message: "the \(what) on standard input is longer than \(limit) bytes") }
+        }
+        return [UInt8](data)
+    }
+
+    /// Reads a file argument, or standard input for `-`.
+    static func fileOrStandardInput(_ path: String, limit: Int, what: String) throws -> [UInt8] {
+        path == "-" ? try standardInputBytes(limit: limit, what: what) : try read(path, what: what)
     }
 
     /// Reads standard input up to `limit` bytes.
