@@ -4,9 +4,8 @@ import TVECrypto
 
 /// What the service provider expects of a SAML response.
 public struct SAMLVerifierConfiguration: Sendable {
-    /// The IdP signing certificates (several while keys rotate). Their keys are the only ones accepted: KeyInfo in
-    /// the response is ignored. Certificate dates are not checked: trust is configuration.
-    public var idpCertificates: [X509Certificate]
+    /// The IdP signing keys (several while keys rotate): the only keys accepted. KeyInfo in the response is ignored.
+    public var idpKeys: [RSAPublicKey]
     /// The IdP entity ID: the `Issuer` of the Response (when present) and of the Assertion.
     public var idpEntityID: String
     /// The SP entity ID, which the AudienceRestriction must contain.
@@ -20,9 +19,9 @@ public struct SAMLVerifierConfiguration: Sendable {
     /// Where "now" comes from.
     public var clock: @Sendable () -> Date
 
-    public init(idpCertificates: [X509Certificate], idpEntityID: String, spEntityID: String, acsURL: String,
+    public init(idpKeys: [RSAPublicKey], idpEntityID: String, spEntityID: String, acsURL: String,
                 requestID: String? = nil, clockSkew: Duration = .zero, clock: @escaping @Sendable () -> Date = { Date() }) {
-        self.idpCertificates = idpCertificates
+        self.idpKeys = idpKeys
         self.idpEntityID = idpEntityID
         self.spEntityID = spEntityID
         self.acsURL = acsURL
@@ -30,12 +29,31 @@ public struct SAMLVerifierConfiguration: Sendable {
         self.clockSkew = clockSkew
         self.clock = clock
     }
+
+    /// Pins the keys of the IdP's signing certificates. Certificate dates are not checked: trust is configuration.
+    /// - Throws: ``SAMLError/Code/invalidConfiguration`` when a certificate's key is not a usable RSA key.
+    public init(idpCertificates: [X509Certificate], idpEntityID: String, spEntityID: String, acsURL: String,
+                requestID: String? = nil, clockSkew: Duration = .zero, clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        let keys: [RSAPublicKey]
+        do {
+            keys = try idpCertificates.map { try RSAPublicKey(certificate: $0) }
+        } catch let error as TVECryptoError {
+            throw SAMLError.invalidConfiguration("an IdP certificate's key is unusable: \(error.reason)")
+        }
+        self.init(idpKeys: keys, idpEntityID: idpEntityID, spEntityID: spEntityID, acsURL: acsURL, requestID: requestID,
+                  clockSkew: clockSkew, clock: clock)
+    }
 }
 
 /// One attribute of the assertion: its `Name` and its values in document order.
 public struct SSOAttribute: Hashable, Sendable {
     public let name: String
     public let values: [String]
+
+    public init(name: String, values: [String]) {
+        self.name = name
+        self.values = values
+    }
 }
 
 /// What a verified SAML response asserts, read only from the verified Assertion.
@@ -89,7 +107,7 @@ public struct SAMLResponseVerifier: Sendable {
     public static let maximumInputBytes = 1 << 20
 
     public init(configuration: SAMLVerifierConfiguration) throws {
-        guard !configuration.idpCertificates.isEmpty else { throw SAMLError.invalidConfiguration("no IdP certificate") }
+        guard !configuration.idpKeys.isEmpty else { throw SAMLError.invalidConfiguration("no IdP key or certificate") }
         for (name, value) in [("IdP entity ID", configuration.idpEntityID), ("SP entity ID", configuration.spEntityID),
                               ("ACS URL", configuration.acsURL)] where value.isEmpty {
             throw SAMLError.invalidConfiguration("the \(name) is empty")
@@ -97,11 +115,7 @@ public struct SAMLResponseVerifier: Sendable {
         let skew = Double(configuration.clockSkew.components.seconds)
             + Double(configuration.clockSkew.components.attoseconds) / 1e18
         guard skew >= 0, skew <= 600 else { throw SAMLError.invalidConfiguration("the clock skew must be between 0 and 600 seconds") }
-        do {
-            keys = try configuration.idpCertificates.map { try RSAPublicKey(certificate: $0) }
-        } catch let error as TVECryptoError {
-            throw SAMLError.invalidConfiguration("an IdP certificate's key is unusable: \(error.reason)")
-        }
+        keys = configuration.idpKeys
         self.configuration = configuration
         self.skewSeconds = skew
     }
@@ -117,9 +131,9 @@ public struct SAMLResponseVerifier: Sendable {
         return try verify(Self.parse(xml))
     }
 
-    static func parse(_ xml: [UInt8]) throws(SAMLError) -> XMLDocument {
+    static func parse(_ xml: [UInt8], readOnly: Bool = true) throws(SAMLError) -> XMLDocument {
         do {
-            return try xml.withUnsafeBytes { try XMLDocument.parse($0) }
+            return try xml.withUnsafeBytes { try XMLDocument.parse($0, readOnly: readOnly) }
         } catch let error as SAMLError {
             throw error
         } catch {

@@ -28,7 +28,7 @@ public struct SAMLSigner: Sendable {
     /// - Throws: ``SAMLError`` (``SAMLError/Code/rejected`` for unparsable or DOCTYPE input,
     ///   ``SAMLError/Code/signingFailed`` when an element lacks an `ID` or is already signed).
     public func sign(_ xml: some DataProtocol, targets: Targets = .root) throws(SAMLError) -> [UInt8] {
-        let document = try SAMLResponseVerifier.parse([UInt8](xml))
+        let document = try SAMLResponseVerifier.parse([UInt8](xml), readOnly: false)
         let root = document.root
         let isResponse = XML.isElement(root, XMLNamespace.protocol_, "Response")
         guard isResponse || XML.isElement(root, XMLNamespace.assertion, "Assertion") else {

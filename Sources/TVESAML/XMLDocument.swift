@@ -7,11 +7,13 @@ typealias XMLNode = UnsafeMutablePointer<xmlNode>
 /// libxml2's global initialisation, run once (swift_once) before the first parse.
 private let libxml2Initialized: Void = { xmlInitParser() }()
 
+/// Names as `StaticString`s: compared with libxml2's C strings in place, with no conversion per call.
 enum XMLNamespace {
-    static let protocol_ = "urn:oasis:names:tc:SAML:2.0:protocol"
-    static let assertion = "urn:oasis:names:tc:SAML:2.0:assertion"
-    static let dsig = "http://www.w3.org/2000/09/xmldsig#"
-    static let excC14N = "http://www.w3.org/2001/10/xml-exc-c14n#"
+    static let protocol_: StaticString = "urn:oasis:names:tc:SAML:2.0:protocol"
+    static let assertion: StaticString = "urn:oasis:names:tc:SAML:2.0:assertion"
+    static let dsig: StaticString = "http://www.w3.org/2000/09/xmldsig#"
+    static let excC14N: StaticString = "http://www.w3.org/2001/10/xml-exc-c14n#"
+    static let excC14NString = "http://www.w3.org/2001/10/xml-exc-c14n#"
 }
 
 /// A parsed, hardened XML document: one parse per input; every later read comes from this tree.
@@ -25,6 +27,8 @@ final class XMLDocument {
 
     static let maximumInputBytes = 1 << 20
     static let parseOptions = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+    /// For documents that are only read: small text is stored inside the node (fewer allocations).
+    static let readOnlyParseOptions = parseOptions | Int32(XML_PARSE_COMPACT.rawValue)
 
     private init(pointer: xmlDocPtr, root: XMLNode) {
         self.pointer = pointer
@@ -33,7 +37,7 @@ final class XMLDocument {
 
     deinit { xmlFreeDoc(pointer) }
 
-    static func parse(_ bytes: UnsafeRawBufferPointer) throws(SAMLError) -> XMLDocument {
+    static func parse(_ bytes: UnsafeRawBufferPointer, readOnly: Bool = false) throws(SAMLError) -> XMLDocument {
         _ = libxml2Initialized
         guard bytes.count <= maximumInputBytes else {
             throw .rejected([SAMLPolicyFailure(.inputSize, "the XML is \(bytes.count) bytes; the limit is \(maximumInputBytes)")])
@@ -41,15 +45,17 @@ final class XMLDocument {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw .rejected([SAMLPolicyFailure(.inputEncoding, "the input is empty")])
         }
-        guard String(validating: bytes, as: UTF8.self) != nil else {
+        // Validated in place (no copy): overlong forms, surrogates and bytes above U+10FFFF are refused.
+        guard (try? UTF8Span(validating: bytes.assumingMemoryBound(to: UInt8.self).span)) != nil else {
             throw .rejected([SAMLPolicyFailure(.inputEncoding, "the XML is not valid UTF-8")])
         }
-        if contains(bytes, "<!DOCTYPE") || contains(bytes, "<!ENTITY") {
+        if hasDeclaration(bytes) {
             throw .rejected([SAMLPolicyFailure(.doctype, "DOCTYPE and entity declarations are refused")])
         }
         tve_xml_errors_begin()
         let parsed = "UTF-8".withCString { encoding in
-            xmlReadMemory(base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil, encoding, parseOptions)
+            xmlReadMemory(base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil, encoding,
+                          readOnly ? readOnlyParseOptions : parseOptions)
         }
         guard let document = parsed else {
             throw .rejected([SAMLPolicyFailure(.malformedXML, "the XML does not parse: \(takeError())")])
@@ -65,18 +71,19 @@ final class XMLDocument {
         return XMLDocument(pointer: document, root: root)
     }
 
-    private static func contains(_ bytes: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
-        let count = needle.utf8CodeUnitCount
-        guard bytes.count >= count, count > 0 else { return false }
-        let first = needle.utf8Start[0]
-        var index = 0
-        while index <= bytes.count - count {
-            if bytes[index] == first {
-                var matched = 1
-                while matched < count, bytes[index + matched] == needle.utf8Start[matched] { matched += 1 }
-                if matched == count { return true }
+    /// Whether the bytes hold `<!DOCTYPE` or `<!ENTITY` anywhere (one pass, memchr for each `<`).
+    private static func hasDeclaration(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+        let doctype: [UInt8] = Array("DOCTYPE".utf8)
+        let entity: [UInt8] = Array("ENTITY".utf8)
+        var offset = 0
+        while offset < bytes.count, let found = memchr(base + offset, 0x3C, bytes.count - offset) {
+            let index = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+            if index + 1 < bytes.count, base[index + 1] == 0x21 {
+                let rest = UnsafeBufferPointer(start: base + index + 2, count: bytes.count - index - 2)
+                if rest.starts(with: doctype) || rest.starts(with: entity) { return true }
             }
-            index += 1
+            offset = index + 1
         }
         return false
     }
@@ -93,6 +100,39 @@ final class XMLDocument {
     /// The canonical form of `root`'s subtree without `excluded`'s subtree; fails closed.
     func canonicalize(_ root: XMLNode, excluding excluded: XMLNode?, exclusive: Bool, inclusivePrefixes: [String],
                       limit: Int = 16 << 20) throws(SAMLPolicyFailure) -> [UInt8] {
+        try withCanonicalForm(root, excluding: excluded, exclusive: exclusive, inclusivePrefixes: inclusivePrefixes, limit: limit) { Array($0) }
+    }
+
+    /// The exclusive canonical form of a small subtree (SignedInfo) without walking the whole document: libxml2's
+    /// C14N always traverses from the document root, so the subtree is copied into a scratch document first. The copy
+    /// declares, on its root, the namespaces its nodes use (xmlDocCopyNode reconciles them), which is all exclusive
+    /// C14N renders. With an InclusiveNamespaces PrefixList, in-scope but unused namespaces matter, so that case
+    /// canonicalizes in place.
+    func exclusiveCanonicalFormOfSubtree(_ node: XMLNode, inclusivePrefixes: [String]) throws(SAMLPolicyFailure) -> [UInt8] {
+        guard inclusivePrefixes.isEmpty else {
+            return try canonicalize(node, excluding: nil, exclusive: true, inclusivePrefixes: inclusivePrefixes)
+        }
+        tve_xml_errors_begin()
+        guard let scratch = xmlNewDoc(nil) else {
+            throw SAMLPolicyFailure(.signatureCanonicalization, "canonicalization failed: out of memory")
+        }
+        defer { xmlFreeDoc(scratch) }
+        guard let copy = xmlDocCopyNode(node, scratch, 1) else {
+            throw SAMLPolicyFailure(.signatureCanonicalization, "canonicalization failed: the subtree cannot be copied")
+        }
+        xmlDocSetRootElement(scratch, copy)
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var length = 0
+        guard tve_c14n_subtree(UnsafeMutableRawPointer(scratch), UnsafeMutableRawPointer(copy), nil, 1, nil, 1 << 20, &output, &length) == 0,
+              let output, length > 0
+        else { throw SAMLPolicyFailure(.signatureCanonicalization, "canonicalization failed: \(Self.takeError())") }
+        defer { tve_free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: length))
+    }
+
+    /// Runs `body` over the canonical form in place (no copy); fails closed.
+    func withCanonicalForm<R>(_ root: XMLNode, excluding excluded: XMLNode?, exclusive: Bool, inclusivePrefixes: [String],
+                              limit: Int = 16 << 20, _ body: (UnsafeBufferPointer<UInt8>) -> R) throws(SAMLPolicyFailure) -> R {
         tve_xml_errors_begin()
         var cStrings: [UnsafeMutablePointer<CChar>?] = inclusivePrefixes.map { strdup($0) }
         cStrings.append(nil)
@@ -111,7 +151,7 @@ final class XMLDocument {
             throw SAMLPolicyFailure(.signatureCanonicalization, "canonicalization failed: \(Self.takeError())")
         }
         defer { tve_free(output) }
-        return Array(UnsafeBufferPointer(start: output, count: length))
+        return body(UnsafeBufferPointer(start: output, count: length))
     }
 
     // MARK: Serialization
@@ -129,8 +169,12 @@ final class XMLDocument {
 
 /// Reading nodes.
 enum XML {
-    static func isElement(_ node: XMLNode, _ namespace: String, _ localName: String) -> Bool {
-        node.pointee.type == XML_ELEMENT_NODE && self.localName(node) == localName && namespaceURI(node) == namespace
+    /// Compared on the C strings: no Swift string is made per node.
+    static func isElement(_ node: XMLNode, _ namespace: StaticString, _ localName: StaticString) -> Bool {
+        guard node.pointee.type == XML_ELEMENT_NODE, let name = node.pointee.name, xmlStrEqual(name, localName.utf8Start) == 1,
+              let href = node.pointee.ns?.pointee.href
+        else { return false }
+        return xmlStrEqual(href, namespace.utf8Start) == 1
     }
 
     static func localName(_ node: XMLNode) -> String {
@@ -174,23 +218,50 @@ enum XML {
         return true
     }
 
-    static func children(_ node: XMLNode, _ namespace: String, _ localName: String) -> [XMLNode] {
-        elementChildren(node).filter { isElement($0, namespace, localName) }
+    static func children(_ node: XMLNode, _ namespace: StaticString, _ localName: StaticString) -> [XMLNode] {
+        var result: [XMLNode] = []
+        var child = node.pointee.children
+        while let current = child {
+            if isElement(current, namespace, localName) { result.append(current) }
+            child = current.pointee.next
+        }
+        return result
     }
 
-    static func child(_ node: XMLNode, _ namespace: String, _ localName: String) -> XMLNode? {
-        elementChildren(node).first { isElement($0, namespace, localName) }
+    static func child(_ node: XMLNode, _ namespace: StaticString, _ localName: StaticString) -> XMLNode? {
+        var child = node.pointee.children
+        while let current = child {
+            if isElement(current, namespace, localName) { return current }
+            child = current.pointee.next
+        }
+        return nil
     }
 
-    /// An attribute without a namespace, or `nil`.
-    static func attribute(_ node: XMLNode, _ name: String) -> String? {
-        guard let value = xmlGetNoNsProp(node, name) else { return nil }
-        defer { clibxml2_xmlFree(value) }
-        return String(cString: value)
+    /// An attribute without a namespace, or `nil`. Namespaced attributes of the same local name (`pol:ID`) never match.
+    static func attribute(_ node: XMLNode, _ name: StaticString) -> String? {
+        var property = node.pointee.properties
+        while let attribute = property {
+            if attribute.pointee.ns == nil, let attributeName = attribute.pointee.name, xmlStrEqual(attributeName, name.utf8Start) == 1 {
+                // The usual case, one text node, is read in place; anything else through libxml2.
+                if let child = attribute.pointee.children, child.pointee.next == nil, child.pointee.type == XML_TEXT_NODE,
+                   let content = child.pointee.content {
+                    return String(cString: content)
+                }
+                guard let value = xmlNodeListGetString(node.pointee.doc, attribute.pointee.children, 1) else { return "" }
+                defer { clibxml2_xmlFree(value) }
+                return String(cString: value)
+            }
+            property = attribute.pointee.next
+        }
+        return nil
     }
 
     /// The concatenation of every text and CDATA descendant.
     static func text(_ node: XMLNode) -> String {
+        // The usual case, one text child, is read in place.
+        if let child = node.pointee.children, child.pointee.next == nil, child.pointee.type == XML_TEXT_NODE, let content = child.pointee.content {
+            return String(cString: content)
+        }
         guard let content = xmlNodeGetContent(node) else { return "" }
         defer { clibxml2_xmlFree(content) }
         return String(cString: content)

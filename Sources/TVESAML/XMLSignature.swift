@@ -40,7 +40,7 @@ enum XMLSignature {
             throw SAMLPolicyFailure(.signatureProfile, "SignedInfo must hold exactly one Reference")
         }
         // Algorithms.
-        guard XML.attribute(info[0], "Algorithm") == XMLNamespace.excC14N else {
+        guard XML.attribute(info[0], "Algorithm") == XMLNamespace.excC14NString else {
             throw SAMLPolicyFailure(.signatureAlgorithm, "the SignedInfo canonicalization must be exclusive C14N without comments")
         }
         let signedInfoPrefixes = try inclusivePrefixes(info[0])
@@ -64,7 +64,7 @@ enum XMLSignature {
         var exclusive = false
         var referencePrefixes: [String] = []
         if transforms.count == 2 {
-            guard XML.attribute(transforms[1], "Algorithm") == XMLNamespace.excC14N else {
+            guard XML.attribute(transforms[1], "Algorithm") == XMLNamespace.excC14NString else {
                 throw SAMLPolicyFailure(.signatureProfile, "the second transform must be exclusive C14N without comments")
             }
             exclusive = true
@@ -80,14 +80,14 @@ enum XMLSignature {
             throw SAMLPolicyFailure(.signatureProfile, "the SignatureValue is not Base64")
         }
         // SignedInfo first, with the pinned keys.
-        let canonicalSignedInfo = try document.canonicalize(signedInfo, excluding: nil, exclusive: true, inclusivePrefixes: signedInfoPrefixes)
+        let canonicalSignedInfo = try document.exclusiveCanonicalFormOfSubtree(signedInfo, inclusivePrefixes: signedInfoPrefixes)
         guard let padding = try? RSASignaturePadding.pkcs1v15(signatureHash),
               keys.contains(where: { $0.isValidSignature(signatureValue, for: canonicalSignedInfo, padding: padding) })
         else { throw SAMLPolicyFailure(.signatureValue, "no trusted IdP key verifies the SignatureValue") }
         // Then the referenced element, against the DigestValue of the SignedInfo just verified.
-        let canonicalElement = try document.canonicalize(parent, excluding: signature, exclusive: exclusive,
-                                                         inclusivePrefixes: referencePrefixes)
-        guard let digest = try? digestHash.hash(canonicalElement), ConstantTime.equals(digest, digestValue) else {
+        let digest = try document.withCanonicalForm(parent, excluding: signature, exclusive: exclusive,
+                                                    inclusivePrefixes: referencePrefixes) { try? digestHash.hash($0) }
+        guard let digest, ConstantTime.equals(digest, digestValue) else {
             throw SAMLPolicyFailure(.signatureDigest, "the signed element was changed after signing (digest mismatch)")
         }
     }
@@ -112,7 +112,7 @@ enum XMLSignature {
     static func sign(_ element: XMLNode, id: String, in document: XMLDocument, key: RSAPrivateKey,
                      certificate: X509Certificate?) throws(SAMLError) {
         guard let signature = xmlNewDocNode(document.pointer, nil, "Signature", nil) else { throw .signingFailed("out of memory") }
-        guard let ds = xmlNewNs(signature, XMLNamespace.dsig, "ds") else {
+        guard let ds = xmlNewNs(signature, XMLNamespace.dsig.utf8Start, "ds") else {
             xmlFreeNode(signature)
             throw .signingFailed("out of memory")
         }
@@ -125,12 +125,12 @@ enum XMLSignature {
         }
         let rsaSHA256 = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"
         guard let signedInfo = add(signature, "SignedInfo"),
-              add(signedInfo, "CanonicalizationMethod", nil, [("Algorithm", XMLNamespace.excC14N)]) != nil,
+              add(signedInfo, "CanonicalizationMethod", nil, [("Algorithm", XMLNamespace.excC14NString)]) != nil,
               add(signedInfo, "SignatureMethod", nil, [("Algorithm", rsaSHA256)]) != nil,
               let reference = add(signedInfo, "Reference", nil, [("URI", "#" + id)]),
               let transforms = add(reference, "Transforms"),
               add(transforms, "Transform", nil, [("Algorithm", enveloped)]) != nil,
-              add(transforms, "Transform", nil, [("Algorithm", XMLNamespace.excC14N)]) != nil,
+              add(transforms, "Transform", nil, [("Algorithm", XMLNamespace.excC14NString)]) != nil,
               add(reference, "DigestMethod", nil, [("Algorithm", "http://www.w3.org/2001/04/xmlenc#sha256")]) != nil,
               let digestValue = add(reference, "DigestValue"),
               let signatureValue = add(signature, "SignatureValue")

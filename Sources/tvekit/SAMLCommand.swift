@@ -58,12 +58,16 @@ struct SAMLCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "Print JSON.")
         var json = false
 
+        @Option(name: .customLong("repeat"), help: "Verify the same input this many times and report the time per verification (benchmarks).")
+        var repetitions: Int = 1
+
         @Argument(help: "The response file, or '-' for standard input.")
         var file: String
 
         func validate() throws {
             if idpCertificates.isEmpty { throw ValidationError("give at least one --idp-cert") }
             if !(0...600).contains(skew) { throw ValidationError("--skew must be between 0 and 600") }
+            if !(1...10_000_000).contains(repetitions) { throw ValidationError("--repeat must be between 1 and 10000000") }
             if let now, ISO8601DateFormatter().date(from: now) == nil { throw ValidationError("--now must be ISO 8601, for example 2026-01-01T00:05:00Z") }
         }
 
@@ -71,12 +75,20 @@ struct SAMLCommand: AsyncParsableCommand {
             var certificates: [X509Certificate] = []
             for path in idpCertificates { certificates += try X509Certificate.certificates(encoded: Input.read(path, what: "IdP certificate")) }
             let instant = now.flatMap { ISO8601DateFormatter().date(from: $0) }
-            let verifier = try SAMLResponseVerifier(configuration: SAMLVerifierConfiguration(
+            let verifier = try SAMLResponseVerifier(configuration: try SAMLVerifierConfiguration(
                 idpCertificates: certificates, idpEntityID: idpEntityID, spEntityID: spEntityID, acsURL: acsURL, requestID: requestID,
                 clockSkew: .seconds(skew), clock: { instant ?? Date() }))
             let input = try Input.fileOrStandardInput(file, limit: SAMLResponseVerifier.maximumInputBytes * 2, what: "SAML response")
             do {
+                let clock = ContinuousClock()
+                let started = clock.now
+                for _ in 1..<repetitions { _ = try verifier.verify(input) }
                 let assertion = try verifier.verify(input)
+                let elapsed = clock.now - started
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                if repetitions > 1 {
+                    Output.progress(String(format: "%d verifications, %.1f µs each", repetitions, seconds / Double(repetitions) * 1e6))
+                }
                 var attributes: [String: [String]] = [:]
                 for attribute in assertion.attributes { attributes[attribute.name, default: []] += attribute.values }
                 let output = Accepted(nameID: assertion.nameID, attributes: attributes, issuer: assertion.issuer,

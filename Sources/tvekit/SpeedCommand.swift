@@ -3,6 +3,7 @@ import Foundation
 @_spi(Benchmarks) import TVECrypto
 import TVETokens
 import TVEMetadata
+import TVESAML
 
 struct SpeedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,6 +23,10 @@ struct SpeedCommand: AsyncParsableCommand {
                                        encrypted keys (one PKCS#1 v1.5 block each) and two plain ones; its
                                        baseline is five bare decryptions, and against `openssl speed` it is
                                        compared with sign/s ÷ 5
+          saml-verify-5k, saml-verify-50k
+                                       SAMLResponseVerifier.verify of a signed Response of about 5 KB and
+                                       50 KB (parse, structure, exc-c14n, RSA-2048 SHA-256, semantics); the
+                                       script Benchmarks/saml-compare compares it with python-xmlsec and signxml
         Each operation alternates 50 ms slices of the TVEKit call with the bare OpenSSL call that `openssl speed`
         times (EVP_PKEY_verify/sign/decrypt on a context set up once), on the same key; "ratio" is TVEKit's rate
         over that baseline, paired slice by slice so that changes in the machine's speed cancel out.
@@ -45,7 +50,8 @@ struct SpeedCommand: AsyncParsableCommand {
     var only: [String] = []
 
     static let operationNames = ["rsa2048-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1", "rsa2048-decrypt-oaep-sha256",
-                                 "token-parse", "token-parse-text", "token-verify", "metadata-decrypt"]
+                                 "token-parse", "token-parse-text", "token-verify", "metadata-decrypt", "saml-verify-5k",
+                                 "saml-verify-50k"]
 
     struct Result: Encodable {
         var operation: String
@@ -97,6 +103,23 @@ struct SpeedCommand: AsyncParsableCommand {
         let metadataDocument = Array(try MetadataEncryptor(publicKey: publicKey)
             .encryptDocument(plainMetadata, encrypting: ["zip", "householdID", "maxRating", "userID", "channelID"]).jsonText.utf8)
         let decryptor = MetadataDecryptor(privateKey: key)
+        // Signed SAML responses of about 5 KB and 50 KB (the Assertion signed), verified with the key pinned.
+        let samlIssued = Date()
+        func samlResponse(bytes target: Int) throws -> [UInt8] {
+            var builder = SAMLResponseBuilder(issuer: "https://idp.mvpd.example/saml", destination: "https://sp.tvekit.example/saml/acs",
+                                              audience: "https://sp.tvekit.example/saml", inResponseTo: "_req-0001",
+                                              nameID: "user-0001@mvpd.example", issueInstant: samlIssued)
+            while builder.xml().utf8.count < target - 1_900 {  // the signature adds about 1.9 KB
+                let index = builder.attributes.count
+                builder.attributes.append(SSOAttribute(name: "attribute-\(index)", values: ["value-\(index)-a", "value-\(index)-b"]))
+            }
+            return try SAMLSigner(privateKey: key).sign(Array(builder.xml().utf8), targets: .assertion)
+        }
+        let saml5k = try samlResponse(bytes: 5_000)
+        let saml50k = try samlResponse(bytes: 50_000)
+        let samlVerifier = try SAMLResponseVerifier(configuration: SAMLVerifierConfiguration(
+            idpKeys: [publicKey], idpEntityID: "https://idp.mvpd.example/saml", spEntityID: "https://sp.tvekit.example/saml",
+            acsURL: "https://sp.tvekit.example/saml/acs", requestID: "_req-0001", clock: { samlIssued.addingTimeInterval(60) }))
 
         let allOperations: [Operation] = [
             Operation(name: "rsa2048-verify", batch: 32, baseline: baseline.verify) {
@@ -124,6 +147,12 @@ struct SpeedCommand: AsyncParsableCommand {
                 baseline.decrypt() && baseline.decrypt() && baseline.decrypt() && baseline.decrypt() && baseline.decrypt()
             }, opensslOperations: 5) {
                 try decryptor.decrypt(jsonText: metadataDocument).values.count == 7
+            },
+            Operation(name: "saml-verify-5k", batch: 8, baseline: nil) {
+                try samlVerifier.verify(saml5k).nameID == "user-0001@mvpd.example"
+            },
+            Operation(name: "saml-verify-50k", batch: 1, baseline: nil) {
+                try samlVerifier.verify(saml50k).nameID == "user-0001@mvpd.example"
             },
         ]
         let operations = only.isEmpty ? allOperations : allOperations.filter { only.contains($0.name) }

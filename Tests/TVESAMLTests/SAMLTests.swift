@@ -148,3 +148,20 @@ struct SAMLTests {
         #expect(results.count == 64 && results.allSatisfy { $0 == "user-1@mvpd.example" })
     }
 }
+
+@Suite("SAML response builder")
+struct SAMLBuilderTests {
+    @Test("a built and signed response verifies; escaping and dates are exact")
+    func builtResponseVerifies() throws {
+        let issued = Date(timeIntervalSince1970: 1_767_225_600)
+        let builder = SAMLResponseBuilder(issuer: SAMLFixtures.idp, destination: SAMLFixtures.acs, audience: SAMLFixtures.sp,
+                                          inResponseTo: "_req-0001", nameID: "a<b>&\"c\"", issueInstant: issued,
+                                          attributes: [SSOAttribute(name: "zip", values: ["1&2"])])
+        #expect(builder.xml().contains("IssueInstant=\"2026-01-01T00:00:00Z\""))
+        #expect(SAMLResponseBuilder.dateTime(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00Z")
+        let signed = try SAMLFixtures.signed(builder.xml(), .assertion)
+        let result = try SAMLFixtures.verifier().verify(Array(signed.utf8))
+        #expect(result.nameID == "a<b>&\"c\"")
+        #expect(result[attribute: "zip"] == ["1&2"])
+    }
+}

@@ -192,7 +192,7 @@ struct CLITests {
         let results = object?["results"] as? [[String: Any]] ?? []
         #expect(results.compactMap { $0["operation"] as? String } == [
             "rsa2048-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1", "rsa2048-decrypt-oaep-sha256", "token-parse",
-            "token-parse-text", "token-verify", "metadata-decrypt",
+            "token-parse-text", "token-verify", "metadata-decrypt", "saml-verify-5k", "saml-verify-50k",
         ])
         #expect(results.allSatisfy { ($0["opsPerSecond"] as? Double ?? 0) > 0 })
         #expect(outcome.stderr.contains("measuring"))

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Builds an unsigned SAML 2.0 Web SSO Response (one bearer Assertion), for the local identity provider, the
+/// benchmarks and the tests; sign it with ``SAMLSigner``. Every value is XML-escaped.
+public struct SAMLResponseBuilder: Sendable {
+    public var responseID: String
+    public var assertionID: String
+    public var issuer: String
+    public var destination: String
+    public var audience: String
+    public var inResponseTo: String?
+    public var nameID: String
+    public var nameIDFormat: String = "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent"
+    public var sessionIndex: String
+    /// The issue instant; the assertion is valid from it for `lifetime`.
+    public var issueInstant: Date
+    public var lifetime: Duration
+    /// Attributes in order.
+    public var attributes: [SSOAttribute]
+
+    public init(responseID: String = "_" + UUID().uuidString, assertionID: String = "_" + UUID().uuidString, issuer: String,
+                destination: String, audience: String, inResponseTo: String?, nameID: String,
+                sessionIndex: String = "_" + UUID().uuidString, issueInstant: Date = Date(), lifetime: Duration = .seconds(300),
+                attributes: [SSOAttribute] = []) {
+        self.responseID = responseID
+        self.assertionID = assertionID
+        self.issuer = issuer
+        self.destination = destination
+        self.audience = audience
+        self.inResponseTo = inResponseTo
+        self.nameID = nameID
+        self.sessionIndex = sessionIndex
+        self.issueInstant = issueInstant
+        self.lifetime = lifetime
+        self.attributes = attributes
+    }
+
+    /// The Response as XML text.
+    public func xml() -> String {
+        let start = Self.dateTime(issueInstant)
+        let end = Self.dateTime(issueInstant.addingTimeInterval(Double(lifetime.components.seconds)))
+        let irt = inResponseTo.map { " InResponseTo=\"\(Self.escape($0))\"" } ?? ""
+        var xml = "<samlp:Response xmlns:samlp=\"urn:oasis:names:tc:SAML:2.0:protocol\" xmlns:saml=\"urn:oasis:names:tc:SAML:2.0:assertion\""
+        xml += " ID=\"\(Self.escape(responseID))\" Version=\"2.0\" IssueInstant=\"\(start)\" Destination=\"\(Self.escape(destination))\"\(irt)>"
+        xml += "<saml:Issuer>\(Self.escape(issuer))</saml:Issuer>"
+        xml += "<samlp:Status><samlp:StatusCode Value=\"urn:oasis:names:tc:SAML:2.0:status:Success\"/></samlp:Status>"
+        xml += "<saml:Assertion ID=\"\(Self.escape(assertionID))\" Version=\"2.0\" IssueInstant=\"\(start)\">"
+        xml += "<saml:Issuer>\(Self.escape(issuer))</saml:Issuer>"
+        xml += "<saml:Subject><saml:NameID Format=\"\(Self.escape(nameIDFormat))\">\(Self.escape(nameID))</saml:NameID>"
+        xml += "<saml:SubjectConfirmation Method=\"urn:oasis:names:tc:SAML:2.0:cm:bearer\">"
+        xml += "<saml:SubjectConfirmationData Recipient=\"\(Self.escape(destination))\" NotOnOrAfter=\"\(end)\"\(irt)/>"
+        xml += "</saml:SubjectConfirmation></saml:Subject>"
+        xml += "<saml:Conditions NotBefore=\"\(start)\" NotOnOrAfter=\"\(end)\"><saml:AudienceRestriction>"
+        xml += "<saml:Audience>\(Self.escape(audience))</saml:Audience></saml:AudienceRestriction></saml:Conditions>"
+        xml += "<saml:AuthnStatement AuthnInstant=\"\(start)\" SessionIndex=\"\(Self.escape(sessionIndex))\"><saml:AuthnContext>"
+        xml += "<saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef>"
+        xml += "</saml:AuthnContext></saml:AuthnStatement>"
+        if !attributes.isEmpty {
+            xml += "<saml:AttributeStatement>"
+            for attribute in attributes {
+                xml += "<saml:Attribute Name=\"\(Self.escape(attribute.name))\">"
+                for value in attribute.values { xml += "<saml:AttributeValue>\(Self.escape(value))</saml:AttributeValue>" }
+                xml += "</saml:Attribute>"
+            }
+            xml += "</saml:AttributeStatement>"
+        }
+        xml += "</saml:Assertion></samlp:Response>"
+        return xml
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "\r": out += "&#13;"
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
+    }
+
+    /// xs:dateTime in UTC with whole seconds.
+    static func dateTime(_ date: Date) -> String {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        // civil_from_days (Howard Hinnant).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))Z"
+    }
+}
