@@ -49,7 +49,7 @@ let package = Package(
         // Fuzz bodies that need test material (a fixture private key): never part of a product.
         .target(
             name: "TVEFuzzSupport",
-            dependencies: ["TVEMetadata", "TVECrypto"]
+            dependencies: ["TVEMetadata", "TVECrypto", "TVESAML"]
         ),
         // libxml2 callbacks and per-thread error handlers, which need real C.
         .target(
@@ -77,6 +77,21 @@ let package = Package(
             path: "Fuzz/FuzzMediaToken"
         ),
         .executableTarget(
+            name: "FuzzSAMLParser",
+            dependencies: ["TVEFuzzSupport"],
+            path: "Fuzz/FuzzSAMLParser"
+        ),
+        .executableTarget(
+            name: "FuzzC14N",
+            dependencies: ["TVEFuzzSupport"],
+            path: "Fuzz/FuzzC14N"
+        ),
+        .executableTarget(
+            name: "FuzzSAMLVerify",
+            dependencies: ["TVEFuzzSupport"],
+            path: "Fuzz/FuzzSAMLVerify"
+        ),
+        .executableTarget(
             name: "FuzzMetadata",
             dependencies: ["TVEFuzzSupport"],
             path: "Fuzz/FuzzMetadata"
@@ -95,7 +110,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TVESAMLTests",
-            dependencies: ["TVESAML", "TVECrypto"]
+            dependencies: ["TVESAML", "TVECrypto", "TVEFuzzSupport"]
         ),
         .testTarget(
             name: "CLibXML2Tests",

@@ -44,6 +44,28 @@ pRaebIGgjkrQeIatT8SM4A==
 -----END PRIVATE KEY-----
 """
 
+    /// The fixture certificate of the same key (`TestVectors/fixtures/leaf.cert.pem`).
+    static let fixtureCertificatePEM = """
+-----BEGIN CERTIFICATE-----
+MIIC9jCCAd4CBAoLDA0wDQYJKoZIhvcNAQELBQAwPjELMAkGA1UEBhMCVVMxFDAS
+BgNVBAoMC1RWRUtpdCBUZXN0MRkwFwYDVQQDDBBUVkVLaXQgVGVzdCBSb290MCAX
+DTI2MTEyMjAxNDYyMVoYDzIxMjYxMDI5MDE0NjIxWjA/MQswCQYDVQQGEwJVUzEU
+MBIGA1UECgwLVFZFS2l0IFRlc3QxGjAYBgNVBAMMEXJlcXVlc3Rvci5leGFtcGxl
+MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAt97k6eVqesYDgG64e5Rs
+tgVzFotOJiAyDpdJvcRDOkTbXidtgwDDrMuYScGT+mrveOJMbrCLJA2qbNbzhGJz
+CK9JwNrmg1SEOo/cnyDID9qjkS12jMVUimzA52n6bUUGV3PXOjRFOru6PcYpVsI7
+cUlPuarOMlqKNXClv7w4u+wZs1P9xItcipEw/kSoz1NY0oaCAUZHNYKPM3IxPd4g
+sA/Q7nDzAL9OHw5qyKsIpvBBADuiFcw07ErNmCBPGRZZix2SuG+IkmJUQQp9lgVj
+bCUxrNaA/+dpcgl2uuVMskmo24IVXfR+fvNx83oNOcMhCLXQda84ulOxctQxgJRD
+tQIDAQABMA0GCSqGSIb3DQEBCwUAA4IBAQA9ED7Jx/B5pnC/wDl0nYLLPot0AMjs
+cUU8KShDt/AEa2XPf/OlyNe9uEL2icL28fVgADJv6avTKSOLwSFjbnYVpcgkdcDh
+rmJMY0OXjMo6OGhMflXwpGS8WhqaNHrt9Jxw2mY+AkZAx8TGwPSHLVDFHyiJfJMw
+CPy8nvf9cFXdoggpagesljsgoITYb/HuW5JlM2SP0tmCz5loBIk/7qQ8Me0lbZXI
+8AwAzh3yj47Z40KnmOtw5HS4TCoiXeN1agt0xCt7wKgG0mA9xCpEsV/C2qLjbMxM
+0cgqhfWwD/NzRvJ6YALBacJxNYq3QXfO5LG1ESRF1I+3TzT+Gof3wN9u
+-----END CERTIFICATE-----
+"""
+
     /// The decryptor the fuzzer uses (RSA1_5 allowed, to reach every path).
     public static let decryptor: MetadataDecryptor? = {
         guard let key = try? RSAPrivateKey(pemRepresentation: fixtureKeyPEM) else { return nil }

@@ -1,0 +1,32 @@
+// libFuzzer entry point for the full SAML response verifier.
+//
+// Fuzz build (make fuzz): swift build -c release --product FuzzSAMLVerify --scratch-path .build-fuzz \
+//     --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+// Normal build: a replayer that runs the files given on the command line through the same body.
+import TVEFuzzSupport
+import Foundation
+
+#if FUZZING
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzFuzzSAMLVerify(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+    SAMLFuzzing.runVerifier(UnsafeRawBufferPointer(start: start, count: count))
+    return 0
+}
+#else
+@main
+enum ReplayFuzzSAMLVerifyInputs {
+    static func main() {
+        var replayed = 0
+        for path in CommandLine.arguments.dropFirst() {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                print("cannot read \(path)")
+                continue
+            }
+            data.withUnsafeBytes { SAMLFuzzing.runVerifier($0) }
+            replayed += 1
+            print("ok \(path)")
+        }
+        print("replayed \(replayed) inputs")
+    }
+}
+#endif
