@@ -51,6 +51,9 @@ FUZZ_JOBS ?= 1
 fuzz: deps
 	$(MAKE) fuzz-one FUZZER=FuzzMediaToken MAX_LEN=70000
 	$(MAKE) fuzz-one FUZZER=FuzzMetadata MAX_LEN=140000
+	$(MAKE) fuzz-one FUZZER=FuzzSAMLParser MAX_LEN=60000 DICT=Fuzz/FuzzSAML.dict
+	$(MAKE) fuzz-one FUZZER=FuzzC14N MAX_LEN=60000 DICT=Fuzz/FuzzSAML.dict
+	$(MAKE) fuzz-one FUZZER=FuzzSAMLVerify MAX_LEN=60000 DICT=Fuzz/FuzzSAML.dict
 
 # One fuzzer: make fuzz-one FUZZER=FuzzMetadata [FUZZ_SECONDS=...] [FUZZ_JOBS=...]
 MAX_LEN ?= 70000
@@ -59,7 +62,7 @@ fuzz-one:
 	  --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
 	mkdir -p .build-fuzz/corpus/$(FUZZER) Fuzz/artifacts/$(FUZZER)
 	SWIFT_BACKTRACE=enable=no .build-fuzz/release/$(FUZZER) -max_total_time=$(FUZZ_SECONDS) -max_len=$(MAX_LEN) \
-	  $(if $(wildcard Fuzz/$(FUZZER).dict),-dict=Fuzz/$(FUZZER).dict) -artifact_prefix=Fuzz/artifacts/$(FUZZER)/ -print_final_stats=1 \
+	  $(if $(DICT),-dict=$(DICT),$(if $(wildcard Fuzz/$(FUZZER).dict),-dict=Fuzz/$(FUZZER).dict)) -artifact_prefix=Fuzz/artifacts/$(FUZZER)/ -print_final_stats=1 \
 	  $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
 	  .build-fuzz/corpus/$(FUZZER) Fuzz/Corpus/$(FUZZER)
 

@@ -53,12 +53,22 @@ final class XMLDocument {
             throw .rejected([SAMLPolicyFailure(.doctype, "DOCTYPE and entity declarations are refused")])
         }
         tve_xml_errors_begin()
+        guard let context = xmlNewParserCtxt() else {
+            throw .rejected([SAMLPolicyFailure(.malformedXML, "the XML parser cannot be created")])
+        }
+        defer { xmlFreeParserCtxt(context) }
         let parsed = "UTF-8".withCString { encoding in
-            xmlReadMemory(base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil, encoding,
-                          readOnly ? readOnlyParseOptions : parseOptions)
+            xmlCtxtReadMemory(context, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil, encoding,
+                              readOnly ? readOnlyParseOptions : parseOptions)
         }
         guard let document = parsed else {
             throw .rejected([SAMLPolicyFailure(.malformedXML, "the XML does not parse: \(takeError())")])
+        }
+        // Namespace errors (an undeclared prefix) leave a tree behind, with the element outside any namespace: refuse
+        // it, so that no reader sees a different structure than a namespace-aware one would.
+        guard context.pointee.wellFormed != 0, context.pointee.nsWellFormed != 0 else {
+            xmlFreeDoc(document)
+            throw .rejected([SAMLPolicyFailure(.malformedXML, "the XML is not namespace-well-formed: \(takeError())")])
         }
         guard document.pointee.intSubset == nil, document.pointee.extSubset == nil else {
             xmlFreeDoc(document)
