@@ -16,19 +16,26 @@ public enum SAMLFuzzingHooks {
         }
     }
 
-    /// For up to `limit` elements of the parsed input, in document order: the exclusive canonical form computed in
-    /// place, the one computed from a copy in a scratch document (the SignedInfo path), and the inclusive form.
-    /// `nil` entries are failures. Returns nil when the input does not parse.
+    /// For up to `limit` elements of the parsed input, in document order, each with the first signature-like child
+    /// left out when there is one: the exclusive canonical form by libxml2, the same by TVEKit's canonicalizer, and
+    /// libxml2's inclusive form. `nil` entries are failures. Returns nil when the input does not parse.
     public static func canonicalForms(_ data: UnsafeRawBufferPointer, limit: Int = 32)
-        -> [(inPlace: [UInt8]?, fromCopy: [UInt8]?, inclusive: [UInt8]?)]? {
+        -> [(libxml2: [UInt8]?, tvekit: [UInt8]?, inclusive: [UInt8]?)]? {
         guard let document = try? XMLDocument.parse(data, readOnly: true) else { return nil }
-        var results: [(inPlace: [UInt8]?, fromCopy: [UInt8]?, inclusive: [UInt8]?)] = []
+        var results: [(libxml2: [UInt8]?, tvekit: [UInt8]?, inclusive: [UInt8]?)] = []
         var stack: [XMLNode] = [document.root]
         while let node = stack.popLast(), results.count < limit {
             if node.pointee.type == XML_ELEMENT_NODE {
-                results.append((try? document.canonicalize(node, excluding: nil, exclusive: true, inclusivePrefixes: []),
-                                try? document.exclusiveCanonicalFormOfSubtree(node, inclusivePrefixes: []),
-                                try? document.canonicalize(node, excluding: nil, exclusive: false, inclusivePrefixes: [])))
+                // Leave out the last element child named Signature (any namespace), as the enveloped transform would.
+                var excluded: XMLNode? = nil
+                var child = node.pointee.children
+                while let current = child {
+                    if current.pointee.type == XML_ELEMENT_NODE, XML.localName(current) == "Signature" { excluded = current }
+                    child = current.pointee.next
+                }
+                results.append((try? document.canonicalize(node, excluding: excluded, exclusive: true, inclusivePrefixes: [], using: .libxml2),
+                                try? document.canonicalize(node, excluding: excluded, exclusive: true, inclusivePrefixes: [], using: .preferred),
+                                try? document.canonicalize(node, excluding: excluded, exclusive: false, inclusivePrefixes: [])))
             }
             var child = node.pointee.last
             while let current = child {

@@ -80,7 +80,7 @@ enum XMLSignature {
             throw SAMLPolicyFailure(.signatureProfile, "the SignatureValue is not Base64")
         }
         // SignedInfo first, with the pinned keys.
-        let canonicalSignedInfo = try document.exclusiveCanonicalFormOfSubtree(signedInfo, inclusivePrefixes: signedInfoPrefixes)
+        let canonicalSignedInfo = try document.canonicalize(signedInfo, excluding: nil, exclusive: true, inclusivePrefixes: signedInfoPrefixes)
         guard let padding = try? RSASignaturePadding.pkcs1v15(signatureHash),
               keys.contains(where: { $0.isValidSignature(signatureValue, for: canonicalSignedInfo, padding: padding) })
         else { throw SAMLPolicyFailure(.signatureValue, "no trusted IdP key verifies the SignatureValue") }

@@ -25,6 +25,13 @@ int tve_xml_errors_take(char *buffer, size_t size);
 int tve_c14n_subtree(void *document, void *root, void *excluded, int mode, const char *const *prefixes,
                      size_t limit, unsigned char **output, size_t *length);
 
+/// TVEKit's own exclusive XML canonicalization 1.0 without comments and without an InclusiveNamespaces PrefixList,
+/// of the subtree of `root` minus the subtree of `excluded` (may be NULL). It walks only that subtree, where
+/// libxml2's walks the whole document, and must give exactly libxml2's output: the FuzzC14N fuzzer compares the two
+/// on every element it sees. Fails (returns -1, sets nothing) where libxml2 fails: a relative or unparsable
+/// namespace URI anywhere in the document, an entity reference, output over `limit` or empty output.
+int tve_exc_c14n_subtree(void *document, void *root, void *excluded, size_t limit, unsigned char **output, size_t *length);
+
 void tve_free(void *pointer);
 
 #endif
