@@ -315,4 +315,49 @@ struct CLITests {
         #expect(try CLI.run(["clientless", "verify", "--header", header, "--secret-env", "S"], environment: ["S": "s3cret"]).status == 0)
         #expect(try CLI.run(["clientless", "verify", "--header", header, "--secret-env", "S"], environment: ["S": "other"]).status == 1)
     }
+
+    // MARK: saml
+
+    static let samlResponse = """
+    <samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r1" \
+    Version="2.0" IssueInstant="2026-01-01T00:00:00Z" Destination="https://sp/acs" InResponseTo="_q"><saml:Issuer>idp</saml:Issuer>\
+    <samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>\
+    <saml:Assertion ID="_a1" Version="2.0" IssueInstant="2026-01-01T00:00:00Z"><saml:Issuer>idp</saml:Issuer>\
+    <saml:Subject><saml:NameID>u1</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer">\
+    <saml:SubjectConfirmationData Recipient="https://sp/acs" NotOnOrAfter="2026-01-01T00:10:00Z" InResponseTo="_q"/>\
+    </saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="2026-01-01T00:00:00Z" NotOnOrAfter="2026-01-01T00:10:00Z">\
+    <saml:AudienceRestriction><saml:Audience>sp</saml:Audience></saml:AudienceRestriction></saml:Conditions>\
+    <saml:AuthnStatement AuthnInstant="2026-01-01T00:00:00Z" SessionIndex="s1"/><saml:AttributeStatement>\
+    <saml:Attribute Name="zip"><saml:AttributeValue>12345</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>\
+    </saml:Assertion></samlp:Response>
+    """
+
+    func samlVerify(_ file: String, _ extra: [String] = []) throws -> CLI.Outcome {
+        try CLI.run(["saml", "verify", "--idp-cert", CLI.fixture("leaf.cert.pem"), "--idp-entity-id", "idp", "--sp-entity-id", "sp",
+                     "--acs-url", "https://sp/acs", "--request-id", "_q", "--now", "2026-01-01T00:05:00Z", "--json"] + extra + [file])
+    }
+
+    @Test("saml sign, then verify: exit 0 with NameID and attributes; Base64 input too; a tampered response exits 1 with the rule")
+    func saml() throws {
+        let unsigned = try temporaryFile(Self.samlResponse)
+        let signed = try CLI.run(["saml", "sign", "--private-key", CLI.fixture("leaf.pkcs8.pem"), "--cert", CLI.fixture("leaf.cert.pem"),
+                                  "--assertion", unsigned])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let signedFile = try temporaryFile(signed.stdout)
+        let accepted = try samlVerify(signedFile)
+        #expect(accepted.status == 0, "\(accepted.stdout) \(accepted.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(accepted.stdout.utf8)) as? [String: Any]
+        #expect(object?["nameID"] as? String == "u1")
+        #expect((object?["attributes"] as? [String: [String]])?["zip"] == ["12345"])
+        #expect(object?["sessionIndex"] as? String == "s1")
+        let base64 = try temporaryFile(Data(signed.stdout.utf8).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed]))
+        #expect(try samlVerify(base64).status == 0)
+        let tampered = try temporaryFile(signed.stdout.replacingOccurrences(of: ">u1<", with: ">u2<"))
+        let rejected = try samlVerify(tampered)
+        #expect(rejected.status == 1)
+        #expect(rejected.stdout.contains(#""error" : "signature.digest""#))
+        let unsignedResult = try samlVerify(unsigned)
+        #expect(unsignedResult.status == 1 && unsignedResult.stdout.contains("signature.missing"))
+        #expect(try CLI.run(["saml", "verify", "--idp-entity-id", "idp", "--sp-entity-id", "sp", "--acs-url", "a", unsigned]).status == 2)
+    }
 }
