@@ -1,4 +1,4 @@
-// libFuzzer entry point for the canonicalizer (in place vs copy, fixed point).
+// libFuzzer entry point for the canonicalizer (TVEKit vs libxml2 exclusive C14N, fixed point).
 //
 // Fuzz build (make fuzz): swift build -c release --product FuzzC14N --scratch-path .build-fuzz \
 //     --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING

@@ -15,7 +15,11 @@
 static __thread int tve_error_count;
 static __thread char tve_first_error[256];
 
+#if LIBXML_VERSION >= 21200
+static void tve_structured_error(void *context, const xmlError *error) {
+#else
 static void tve_structured_error(void *context, xmlErrorPtr error) {
+#endif
     (void)context;
     if (tve_error_count++ == 0 && error != NULL && error->message != NULL) {
         strncpy(tve_first_error, error->message, sizeof tve_first_error - 1);
@@ -31,11 +35,31 @@ static void tve_generic_error(void *context, const char *message, ...) {
     tve_error_count++;
 }
 
+static __thread xmlStructuredErrorFunc tve_saved_structured;
+static __thread void *tve_saved_structured_context;
+static __thread xmlGenericErrorFunc tve_saved_generic;
+static __thread void *tve_saved_generic_context;
+static __thread int tve_handlers_installed;
+
 void tve_xml_errors_begin(void) {
     tve_error_count = 0;
     tve_first_error[0] = 0;
+    if (!tve_handlers_installed) {
+        tve_saved_structured = xmlStructuredError;
+        tve_saved_structured_context = xmlStructuredErrorContext;
+        tve_saved_generic = xmlGenericError;
+        tve_saved_generic_context = xmlGenericErrorContext;
+        tve_handlers_installed = 1;
+    }
     xmlSetStructuredErrorFunc(NULL, tve_structured_error);
     xmlSetGenericErrorFunc(NULL, tve_generic_error);
+}
+
+void tve_xml_errors_end(void) {
+    if (!tve_handlers_installed) return;
+    xmlSetStructuredErrorFunc(tve_saved_structured_context, tve_saved_structured);
+    xmlSetGenericErrorFunc(tve_saved_generic_context, tve_saved_generic);
+    tve_handlers_installed = 0;
 }
 
 int tve_xml_errors_take(char *buffer, size_t size) {
@@ -77,6 +101,7 @@ typedef struct {
 static int tve_sink_write(void *context, const char *bytes, int count) {
     tve_sink *sink = context;
     if (count < 0 || sink->failed) return -1;
+    if (count == 0) return 0;
     size_t needed = sink->length + (size_t)count;
     if (needed > sink->limit) {
         sink->failed = 1;
@@ -202,7 +227,13 @@ static int tve_is_rendered(const tve_exc *state, const xmlChar *prefix, const xm
     return tve_str_eq(prefix, NULL) && tve_str_eq(href, NULL);
 }
 
+// At most this many namespace renderings along one ancestor chain: real documents use a handful, and the bound
+// keeps the linear lookups from turning a 1 MiB input into seconds of work (a documented difference from libxml2,
+// which has no bound; it fails closed).
+#define TVE_MAX_RENDERED 256
+
 static int tve_push(tve_exc *state, const xmlChar *prefix, const xmlChar *href) {
+    if (state->count >= TVE_MAX_RENDERED) return -1;
     if (state->count == state->capacity) {
         size_t capacity = state->capacity ? state->capacity * 2 : 32;
         tve_ns *grown = realloc(state->rendered, capacity * sizeof(tve_ns));
@@ -266,28 +297,36 @@ static int tve_exc_children(tve_exc *state, xmlNodePtr first, int depth) {
 }
 
 static int tve_exc_element(tve_exc *state, xmlNodePtr element, int depth) {
-    if (depth > 512) return -1;
+    // libxml2 parses at most 256 levels without XML_PARSE_HUGE; the same bound keeps this recursion's stack small.
+    if (depth > 256) return -1;
     tve_sink *sink = state->sink;
     size_t mark = state->count;
-    // Namespaces to render: the element's own (or the in-scope default) and its attributes', when not rendered yet.
-    tve_ns pending[64];
-    size_t pendingCount = 0;
+    // Namespaces to render: the element's own (or the in-scope default) and its attributes', when not rendered yet by
+    // an output ancestor. They are pushed straight onto the rendered stack (the slice from `mark`), which scopes them
+    // to this element; the lookups below see only the ancestors' part (`mark`), as libxml2's do.
+    size_t visible = mark;
     xmlNsPtr own = element->ns != NULL ? element->ns : tve_default_ns(element);
+    state->count = visible;
     if (own != NULL && !tve_is_xml_ns(own) && !tve_is_rendered(state, own->prefix, own->href)) {
-        pending[pendingCount++] = (tve_ns){own->prefix, own->href};
+        if (tve_push(state, own->prefix, own->href) < 0) return -1;
     }
     size_t attributeCount = 0;
     for (xmlAttrPtr attribute = element->properties; attribute != NULL; attribute = attribute->next) {
         attributeCount++;
         xmlNsPtr ns = attribute->ns;
-        if (ns == NULL || tve_is_xml_ns(ns) || tve_is_rendered(state, ns->prefix, ns->href)) continue;
+        if (ns == NULL || tve_is_xml_ns(ns)) continue;
+        size_t pushed = state->count;
+        state->count = visible;  // look up among the ancestors' renderings only
+        int rendered = tve_is_rendered(state, ns->prefix, ns->href);
+        state->count = pushed;
+        if (rendered) continue;
         int duplicate = 0;
-        for (size_t i = 0; i < pendingCount; i++) duplicate |= tve_str_eq(pending[i].prefix, ns->prefix);
-        if (duplicate) continue;
-        if (pendingCount == sizeof pending / sizeof pending[0]) return -1;
-        pending[pendingCount++] = (tve_ns){ns->prefix, ns->href};
+        for (size_t i = mark; i < state->count; i++) duplicate |= tve_str_eq(state->rendered[i].prefix, ns->prefix);
+        if (!duplicate && tve_push(state, ns->prefix, ns->href) < 0) return -1;
     }
-    // Sort by prefix (the default namespace first): insertion sort, the lists are tiny.
+    // Sort this element's slice by prefix (the default namespace first): insertion sort, the slices are tiny.
+    tve_ns *pending = state->rendered + mark;
+    size_t pendingCount = state->count - mark;
     for (size_t i = 1; i < pendingCount; i++) {
         for (size_t j = i; j > 0 && tve_str_cmp(pending[j - 1].prefix, pending[j].prefix) > 0; j--) {
             tve_ns swap = pending[j];
@@ -305,7 +344,6 @@ static int tve_exc_element(tve_exc *state, xmlNodePtr element, int depth) {
         if (tve_write_str(sink, (const xmlChar *)(isDefault ? " xmlns=\"" : " xmlns:")) < 0) return -1;
         if (!isDefault && (tve_write_str(sink, pending[i].prefix) < 0 || tve_write_str(sink, (const xmlChar *)"=\"") < 0)) return -1;
         if (tve_write_str(sink, pending[i].href) < 0 || tve_write_str(sink, (const xmlChar *)"\"") < 0) return -1;
-        if (tve_push(state, pending[i].prefix, pending[i].href) < 0) return -1;
     }
     // Attributes sorted by namespace URI (none first), then local name.
     if (attributeCount > 0) {

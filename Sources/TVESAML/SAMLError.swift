@@ -55,6 +55,11 @@ public struct SAMLPolicyFailure: Error, Hashable, Sendable, CustomStringConverti
         public static let assertionNotOnOrAfter = Rule("assertion.notOnOrAfter")
         public static let assertionAudience = Rule("assertion.audience")
         public static let assertionAuthnStatement = Rule("assertion.authnStatement")
+        // Not about a response
+        /// The verifier or signer configuration (``SAMLError/Code/invalidConfiguration``).
+        public static let configuration = Rule("configuration")
+        /// Signing (``SAMLError/Code/signingFailed``).
+        public static let signing = Rule("signing")
     }
 
     public let rule: Rule
@@ -105,10 +110,10 @@ public struct SAMLError: Error, Hashable, Sendable, CustomStringConvertible {
 
     static func rejected(_ failures: [SAMLPolicyFailure]) -> SAMLError { SAMLError(code: .rejected, failures: failures) }
     static func invalidConfiguration(_ reason: String) -> SAMLError {
-        SAMLError(code: .invalidConfiguration, failures: [SAMLPolicyFailure(.init("configuration"), reason)])
+        SAMLError(code: .invalidConfiguration, failures: [SAMLPolicyFailure(.configuration, reason)])
     }
     static func signingFailed(_ reason: String) -> SAMLError {
-        SAMLError(code: .signingFailed, failures: [SAMLPolicyFailure(.init("signing"), reason)])
+        SAMLError(code: .signingFailed, failures: [SAMLPolicyFailure(.signing, reason)])
     }
 
     public var description: String { "SAMLError.\(code): " + failures.map(\.description).joined(separator: "; ") }

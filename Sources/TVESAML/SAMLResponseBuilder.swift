@@ -68,6 +68,8 @@ public struct SAMLResponseBuilder: Sendable {
         return xml
     }
 
+    /// Escapes for text and attribute values alike. Tab, line feed and carriage return become character references
+    /// (so attribute values keep them); other control characters, which XML 1.0 cannot carry at all, become U+FFFD.
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
@@ -78,6 +80,10 @@ public struct SAMLResponseBuilder: Sendable {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "\r": out += "&#13;"
+            case "\n": out += "&#10;"
+            case "\t": out += "&#9;"
+            case _ where character.value < 0x20 || (0xFFFE...0xFFFF).contains(character.value):
+                out.unicodeScalars.append("\u{FFFD}")
             default: out.unicodeScalars.append(character)
             }
         }

@@ -12,16 +12,21 @@ public struct SAMLVerifierConfiguration: Sendable {
     public var spEntityID: String
     /// The assertion consumer service URL: the Response `Destination` and the bearer confirmation `Recipient`.
     public var acsURL: String
-    /// The ID of the AuthnRequest this response answers; `nil` skips the InResponseTo checks (IdP-initiated).
+    /// The ID of the AuthnRequest this response answers. `nil` is refused unless ``allowsIdPInitiated`` is set.
     public var requestID: String?
+    /// Accept unsolicited (IdP-initiated) responses when ``requestID`` is `nil`: the InResponseTo checks are skipped,
+    /// which gives up the binding between a request and its response. Off by default.
+    public var allowsIdPInitiated: Bool = false
     /// Tolerated clock difference at both ends of every validity window; 0 by default, at most 10 minutes.
     public var clockSkew: Duration
     /// Where "now" comes from.
     public var clock: @Sendable () -> Date
 
     public init(idpKeys: [RSAPublicKey], idpEntityID: String, spEntityID: String, acsURL: String,
-                requestID: String? = nil, clockSkew: Duration = .zero, clock: @escaping @Sendable () -> Date = { Date() }) {
+                requestID: String? = nil, allowsIdPInitiated: Bool = false, clockSkew: Duration = .zero,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
         self.idpKeys = idpKeys
+        self.allowsIdPInitiated = allowsIdPInitiated
         self.idpEntityID = idpEntityID
         self.spEntityID = spEntityID
         self.acsURL = acsURL
@@ -33,7 +38,8 @@ public struct SAMLVerifierConfiguration: Sendable {
     /// Pins the keys of the IdP's signing certificates. Certificate dates are not checked: trust is configuration.
     /// - Throws: ``SAMLError/Code/invalidConfiguration`` when a certificate's key is not a usable RSA key.
     public init(idpCertificates: [X509Certificate], idpEntityID: String, spEntityID: String, acsURL: String,
-                requestID: String? = nil, clockSkew: Duration = .zero, clock: @escaping @Sendable () -> Date = { Date() }) throws {
+                requestID: String? = nil, allowsIdPInitiated: Bool = false, clockSkew: Duration = .zero,
+                clock: @escaping @Sendable () -> Date = { Date() }) throws {
         let keys: [RSAPublicKey]
         do {
             keys = try idpCertificates.map { try RSAPublicKey(certificate: $0) }
@@ -41,7 +47,7 @@ public struct SAMLVerifierConfiguration: Sendable {
             throw SAMLError.invalidConfiguration("an IdP certificate's key is unusable: \(error.reason)")
         }
         self.init(idpKeys: keys, idpEntityID: idpEntityID, spEntityID: spEntityID, acsURL: acsURL, requestID: requestID,
-                  clockSkew: clockSkew, clock: clock)
+                  allowsIdPInitiated: allowsIdPInitiated, clockSkew: clockSkew, clock: clock)
     }
 }
 
@@ -67,6 +73,9 @@ public struct SSOAssertion: Hashable, Sendable {
     public let issuer: String
     /// The AuthnStatement `SessionIndex`, when given.
     public let sessionIndex: String?
+    /// The AuthnStatement `SessionNotOnOrAfter`, when given: when the IdP wants the SP session to end. Not checked
+    /// here (it bounds the session the SP creates, not the response).
+    public let sessionNotOnOrAfter: Date?
     public let authnInstant: Date?
     /// The Conditions window, as given.
     public let notBefore: Date?
@@ -88,7 +97,7 @@ public struct SSOAssertion: Hashable, Sendable {
 /// Verifies SAML 2.0 Responses from a TV provider's IdP: hardened parsing, the SAML XML-DSig profile with pinned
 /// keys, and the Web SSO semantics. Safe to share between threads and tasks.
 ///
-/// Checks, in order (the first failure of the first four groups stops verification; semantic failures are all
+/// Checks, in order (the first failure of the first three groups stops verification; semantic failures are all
 /// collected):
 /// 1. input: size, UTF-8, XML or Base64 (`SAMLResponse` value, line breaks allowed), no DOCTYPE;
 /// 2. structure: root `samlp:Response`; no comment or processing instruction inside it; `ID`s (un-namespaced
@@ -98,6 +107,9 @@ public struct SSOAssertion: Hashable, Sendable {
 ///    must cover the Assertion (its own or the Response's);
 /// 4. semantics: Status Success; Destination; InResponseTo; Issuers; NameID; a bearer SubjectConfirmation for the
 ///    ACS URL still valid; Conditions window; Audience; an AuthnStatement.
+///
+/// One-time use is the caller's: keep ``SSOAssertion/assertionID`` in a replay cache until
+/// ``SSOAssertion/notOnOrAfter`` (SAML profiles §4.1.4.5) and refuse a response whose Assertion ID was seen.
 public struct SAMLResponseVerifier: Sendable {
     public let configuration: SAMLVerifierConfiguration
     private let keys: [RSAPublicKey]
@@ -108,6 +120,9 @@ public struct SAMLResponseVerifier: Sendable {
 
     public init(configuration: SAMLVerifierConfiguration) throws {
         guard !configuration.idpKeys.isEmpty else { throw SAMLError.invalidConfiguration("no IdP key or certificate") }
+        guard configuration.requestID != nil || configuration.allowsIdPInitiated else {
+            throw SAMLError.invalidConfiguration("no request ID: set allowsIdPInitiated to accept unsolicited responses")
+        }
         for (name, value) in [("IdP entity ID", configuration.idpEntityID), ("SP entity ID", configuration.spEntityID),
                               ("ACS URL", configuration.acsURL)] where value.isEmpty {
             throw SAMLError.invalidConfiguration("the \(name) is empty")
@@ -295,15 +310,19 @@ public struct SAMLResponseVerifier: Sendable {
         if conditions.count == 1 {
             if let text = XML.attribute(conditions[0], "NotBefore") {
                 notBefore = XMLDateTime.parse(text)
-                if notBefore.map({ $0.timeIntervalSince1970 <= now + skewSeconds }) != true {
-                    fail(.assertionNotBefore, "the Assertion is not valid yet")
+                if let date = notBefore {
+                    if date.timeIntervalSince1970 > now + skewSeconds { fail(.assertionNotBefore, "the Assertion is not valid yet") }
+                } else {
+                    fail(.assertionNotBefore, "Conditions NotBefore is not a UTC xs:dateTime")
                 }
             }
             if let text = XML.attribute(conditions[0], "NotOnOrAfter") {
                 notOnOrAfterText = text
                 notOnOrAfter = XMLDateTime.parse(text)
-                if notOnOrAfter.map({ now - skewSeconds < $0.timeIntervalSince1970 }) != true {
-                    fail(.assertionNotOnOrAfter, "the Assertion has expired")
+                if let date = notOnOrAfter {
+                    if now - skewSeconds >= date.timeIntervalSince1970 { fail(.assertionNotOnOrAfter, "the Assertion has expired") }
+                } else {
+                    fail(.assertionNotOnOrAfter, "Conditions NotOnOrAfter is not a UTC xs:dateTime")
                 }
             }
             let restrictions = XML.children(conditions[0], saml, "AudienceRestriction")
@@ -330,6 +349,7 @@ public struct SAMLResponseVerifier: Sendable {
         return SSOAssertion(
             nameID: XML.text(nameIDs[0]), nameIDFormat: XML.attribute(nameIDs[0], "Format"), attributes: attributes,
             issuer: issuer, sessionIndex: XML.attribute(authn, "SessionIndex"),
+            sessionNotOnOrAfter: XML.attribute(authn, "SessionNotOnOrAfter").flatMap(XMLDateTime.parse),
             authnInstant: XML.attribute(authn, "AuthnInstant").flatMap(XMLDateTime.parse),
             notBefore: notBefore, notOnOrAfter: notOnOrAfter, notOnOrAfterText: notOnOrAfterText,
             assertionID: XML.attribute(assertion, "ID") ?? "", signedResponse: signedResponse, signedAssertion: signedAssertion)

@@ -53,6 +53,7 @@ final class XMLDocument {
             throw .rejected([SAMLPolicyFailure(.doctype, "DOCTYPE and entity declarations are refused")])
         }
         tve_xml_errors_begin()
+        defer { tve_xml_errors_end() }
         guard let context = xmlNewParserCtxt() else {
             throw .rejected([SAMLPolicyFailure(.malformedXML, "the XML parser cannot be created")])
         }
@@ -81,7 +82,8 @@ final class XMLDocument {
         return XMLDocument(pointer: document, root: root)
     }
 
-    /// Whether the bytes hold `<!DOCTYPE` or `<!ENTITY` anywhere (one pass, memchr for each `<`).
+    /// Whether the bytes hold `<!DOCTYPE` or `<!ENTITY` anywhere (one pass, memchr for each `<`). This also refuses
+    /// those words inside a comment or CDATA section: it fails closed, before any parser runs.
     private static func hasDeclaration(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
         let doctype: [UInt8] = Array("DOCTYPE".utf8)
@@ -132,6 +134,7 @@ final class XMLDocument {
                               limit: Int = 16 << 20, using canonicalizer: Canonicalizer = .preferred,
                               _ body: (UnsafeBufferPointer<UInt8>) -> R) throws(SAMLPolicyFailure) -> R {
         tve_xml_errors_begin()
+        defer { tve_xml_errors_end() }
         if canonicalizer == .preferred, exclusive, inclusivePrefixes.isEmpty {
             var output: UnsafeMutablePointer<UInt8>? = nil
             var length = 0
@@ -140,7 +143,7 @@ final class XMLDocument {
                   let output, length > 0
             else {
                 throw SAMLPolicyFailure(.signatureCanonicalization,
-                                        "canonicalization failed (a relative namespace URI, an entity reference or an oversized subtree)")
+                                        "canonicalization failed (a relative namespace URI, an entity reference, over 256 levels or namespace renderings, or an oversized subtree)")
             }
             defer { tve_free(output) }
             return body(UnsafeBufferPointer(start: output, count: length))
@@ -205,6 +208,23 @@ enum XML {
             child = current.pointee.next
         }
         return result
+    }
+
+    /// The number of element descendants of `node`, counting stops past `limit`.
+    static func descendantElementCount(_ node: XMLNode, limit: Int) -> Int {
+        var count = 0
+        var stack: [XMLNode] = [node]
+        while let current = stack.popLast(), count <= limit {
+            var child = current.pointee.children
+            while let element = child {
+                if element.pointee.type == XML_ELEMENT_NODE {
+                    count += 1
+                    stack.append(element)
+                }
+                child = element.pointee.next
+            }
+        }
+        return count
     }
 
     /// Whether every non-element child is whitespace-only text (no text content mixed into structure).

@@ -32,6 +32,14 @@ enum XMLSignature {
               parts.count == 2 || XML.isElement(parts[2], ds, "KeyInfo")
         else { throw SAMLPolicyFailure(.signatureProfile, "ds:Signature must hold SignedInfo, SignatureValue and an optional KeyInfo only (no ds:Object)") }
         let signedInfo = parts[0]
+        // SignedInfo is canonicalized before the key is checked, so its size is bounded first: the profile allows
+        // at most 11 elements in it (with both InclusiveNamespaces).
+        guard XML.descendantElementCount(signedInfo, limit: 16) <= 16 else {
+            throw SAMLPolicyFailure(.signatureProfile, "SignedInfo holds more elements than the profile allows")
+        }
+        guard XML.elementChildren(parts[1]).isEmpty else {
+            throw SAMLPolicyFailure(.signatureProfile, "the SignatureValue must hold text only")
+        }
         let info = XML.elementChildren(signedInfo)
         guard XML.hasOnlyWhitespaceText(signedInfo), info.count >= 3, XML.isElement(info[0], ds, "CanonicalizationMethod"),
               XML.isElement(info[1], ds, "SignatureMethod")
@@ -70,6 +78,9 @@ enum XMLSignature {
             exclusive = true
             referencePrefixes = try inclusivePrefixes(transforms[1])
         }
+        guard XML.elementChildren(referenceParts[2]).isEmpty else {
+            throw SAMLPolicyFailure(.signatureProfile, "the DigestValue must hold text only")
+        }
         guard let digestAlgorithm = XML.attribute(referenceParts[1], "Algorithm"), let digestHash = digestAlgorithms[digestAlgorithm],
               XML.elementChildren(referenceParts[1]).isEmpty
         else { throw SAMLPolicyFailure(.signatureAlgorithm, "the digest method is not SHA-256, SHA-384 or SHA-512") }
@@ -100,7 +111,7 @@ enum XMLSignature {
         }
         if children.isEmpty { return [] }
         guard children.count == 1, XML.isElement(children[0], XMLNamespace.excC14N, "InclusiveNamespaces"),
-              let list = XML.attribute(children[0], "PrefixList")
+              XML.elementChildren(children[0]).isEmpty, let list = XML.attribute(children[0], "PrefixList")
         else { throw SAMLPolicyFailure(.signatureProfile, "a canonicalization method may hold only ec:InclusiveNamespaces") }
         return list.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).map(String.init)
     }
@@ -138,8 +149,13 @@ enum XMLSignature {
             xmlFreeNode(signature)
             throw .signingFailed("out of memory")
         }
-        if let certificate, let keyInfo = add(signature, "KeyInfo"), let data = add(keyInfo, "X509Data") {
-            _ = add(data, "X509Certificate", Base64.encode(certificate.derRepresentation))
+        if let certificate {
+            guard let keyInfo = add(signature, "KeyInfo"), let data = add(keyInfo, "X509Data"),
+                  add(data, "X509Certificate", Base64.encode(certificate.derRepresentation)) != nil
+            else {
+                xmlFreeNode(signature)
+                throw .signingFailed("out of memory")
+            }
         }
         // Place it: after saml:Issuer when there is one (the SAML schema order), else first.
         if let issuer = XML.child(element, XMLNamespace.assertion, "Issuer") {

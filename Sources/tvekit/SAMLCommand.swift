@@ -49,6 +49,9 @@ struct SAMLCommand: AsyncParsableCommand {
         @Option(name: .customLong("request-id"), help: "The AuthnRequest ID the response must answer (InResponseTo).")
         var requestID: String?
 
+        @Flag(name: .customLong("allow-idp-initiated"), help: "Without --request-id, accept unsolicited responses (no InResponseTo check).")
+        var allowIdPInitiated = false
+
         @Option(name: .long, help: "The time to verify at, ISO 8601 (now by default).")
         var now: String?
 
@@ -66,6 +69,7 @@ struct SAMLCommand: AsyncParsableCommand {
 
         func validate() throws {
             if idpCertificates.isEmpty { throw ValidationError("give at least one --idp-cert") }
+            if requestID == nil, !allowIdPInitiated { throw ValidationError("give --request-id, or --allow-idp-initiated for unsolicited responses") }
             if !(0...600).contains(skew) { throw ValidationError("--skew must be between 0 and 600") }
             if !(1...10_000_000).contains(repetitions) { throw ValidationError("--repeat must be between 1 and 10000000") }
             if let now, ISO8601DateFormatter().date(from: now) == nil { throw ValidationError("--now must be ISO 8601, for example 2026-01-01T00:05:00Z") }
@@ -77,7 +81,7 @@ struct SAMLCommand: AsyncParsableCommand {
             let instant = now.flatMap { ISO8601DateFormatter().date(from: $0) }
             let verifier = try SAMLResponseVerifier(configuration: try SAMLVerifierConfiguration(
                 idpCertificates: certificates, idpEntityID: idpEntityID, spEntityID: spEntityID, acsURL: acsURL, requestID: requestID,
-                clockSkew: .seconds(skew), clock: { instant ?? Date() }))
+                allowsIdPInitiated: allowIdPInitiated, clockSkew: .seconds(skew), clock: { instant ?? Date() }))
             let input = try Input.fileOrStandardInput(file, limit: SAMLResponseVerifier.maximumInputBytes * 2, what: "SAML response")
             do {
                 let clock = ContinuousClock()

@@ -130,6 +130,25 @@ struct SAMLTests {
         }
     }
 
+    @Test("rejectsUnsolicitedByDefault: no request ID needs an explicit opt-in to IdP-initiated responses")
+    func rejectsUnsolicitedByDefault() throws {
+        let certificate = try #require(F.certificate)
+        #expect(throws: SAMLError.self) {
+            try SAMLResponseVerifier(configuration: SAMLVerifierConfiguration(idpCertificates: [certificate], idpEntityID: F.idp,
+                                                                              spEntityID: F.sp, acsURL: F.acs))
+        }
+        let verifier = try F.verifier(requestID: nil)
+        #expect(F.rule(try F.signed(F.response()), verifier: verifier) == nil)
+    }
+
+    @Test("rejectsStuffedSignedInfo: a SignedInfo holding a large tree is refused before canonicalization")
+    func rejectsStuffedSignedInfo() throws {
+        let signed = try F.signed(F.response())
+        let stuffing = String(repeating: "<x:y xmlns:x=\"urn:x\">", count: 40) + String(repeating: "</x:y>", count: 40)
+        let xml = signed.replacingOccurrences(of: "<ds:DigestValue>", with: "<ds:DigestValue>\(stuffing)")
+        #expect(F.rule(xml) == "signature.profile")
+    }
+
     @Test("garbage input is rejected with a rule, never a crash", arguments: [
         "", "   ", "not xml", "<", "<a>", "@@@@", "PHNhbWxwOlJlc3BvbnNl", "\u{FEFF}<x/>",
     ])

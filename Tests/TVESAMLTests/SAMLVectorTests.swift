@@ -104,7 +104,7 @@ struct SAMLVectorTests {
         let verifier = try SAMLResponseVerifier(configuration: try SAMLVerifierConfiguration(
             idpCertificates: trusted, idpEntityID: config?.idpEntityID ?? "https://idp.mvpd.example/saml",
             spEntityID: config?.spEntityID ?? "https://sp.tvekit.example/saml", acsURL: config?.acsURL ?? "https://sp.tvekit.example/saml/acs",
-            requestID: requestID, clockSkew: .seconds(config?.skewSeconds ?? 180), clock: { now }))
+            requestID: requestID, allowsIdPInitiated: requestID == nil, clockSkew: .seconds(config?.skewSeconds ?? 180), clock: { now }))
         do {
             let assertion = try verifier.verify(vector.bytes)
             #expect(vector.result == "accept", "accepted, but the vector expects one of \(vector.rejectRules ?? [])")

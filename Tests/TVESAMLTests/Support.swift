@@ -60,7 +60,7 @@ enum SAMLFixtures {
 
     static func verifier(requestID: String? = "_req-0001", skew: Duration = .seconds(180), now: Date = now) throws -> SAMLResponseVerifier {
         try SAMLResponseVerifier(configuration: try SAMLVerifierConfiguration(
-            idpCertificates: [certificate].compactMap { $0 }, idpEntityID: idp, spEntityID: sp, acsURL: acs, requestID: requestID,
+            idpCertificates: [certificate].compactMap { $0 }, idpEntityID: idp, spEntityID: sp, acsURL: acs, requestID: requestID, allowsIdPInitiated: requestID == nil,
             clockSkew: skew, clock: { now }))
     }
 

@@ -11,6 +11,9 @@
 /// libxml2 2.9 keeps handlers per thread.
 void tve_xml_errors_begin(void);
 
+/// Restores, on the calling thread, the handlers that were installed before `tve_xml_errors_begin`.
+void tve_xml_errors_end(void);
+
 /// Copies the first recorded error message (truncated to `size - 1` bytes) into `buffer` and returns the number
 /// of errors recorded since `tve_xml_errors_begin`.
 int tve_xml_errors_take(char *buffer, size_t size);
@@ -28,8 +31,10 @@ int tve_c14n_subtree(void *document, void *root, void *excluded, int mode, const
 /// TVEKit's own exclusive XML canonicalization 1.0 without comments and without an InclusiveNamespaces PrefixList,
 /// of the subtree of `root` minus the subtree of `excluded` (may be NULL). It walks only that subtree, where
 /// libxml2's walks the whole document, and must give exactly libxml2's output: the FuzzC14N fuzzer compares the two
-/// on every element it sees. Fails (returns -1, sets nothing) where libxml2 fails: a relative or unparsable
-/// namespace URI anywhere in the document, an entity reference, output over `limit` or empty output.
+/// on up to 16 elements of every input. Fails (returns -1, sets nothing) where libxml2 fails — a relative or
+/// unparsable namespace URI anywhere in the document, an entity reference — and, fail-closed, beyond libxml2's own
+/// limits: nesting over 256 levels, over 256 namespace renderings along one ancestor chain, output over `limit`,
+/// empty output.
 int tve_exc_c14n_subtree(void *document, void *root, void *excluded, size_t limit, unsigned char **output, size_t *length);
 
 void tve_free(void *pointer);
