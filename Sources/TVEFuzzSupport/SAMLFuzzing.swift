@@ -36,7 +36,9 @@ public enum SAMLFuzzing {
             guard let canonical = form.libxml2 else { continue }
             check(!canonical.isEmpty, "empty canonical output reported as success")
         }
-        if let first = forms.first?.libxml2 {
+        // The fixed point holds for a whole subtree: with a Signature left out, the output has one Signature fewer, and
+        // the next pass would leave out another (the first finding of this fuzzer, a harness bug, kept as a regression).
+        if let form = forms.first, !form.leftOut, let first = form.libxml2 {
             let again = first.withUnsafeBytes { SAMLFuzzingHooks.canonicalForms($0, limit: 1) }
             if let repeated = again?.first?.libxml2 { check(repeated == first, "exclusive C14N is not a fixed point") }
         }

@@ -18,11 +18,12 @@ public enum SAMLFuzzingHooks {
 
     /// For up to `limit` elements of the parsed input, in document order, each with the first signature-like child
     /// left out when there is one: the exclusive canonical form by libxml2 and the same by TVEKit's canonicalizer.
-    /// `nil` entries are failures. Returns nil when the input does not parse.
+    /// `leftOut` says whether a Signature child was left out. `nil` forms are failures. Returns nil when the input does
+    /// not parse.
     public static func canonicalForms(_ data: UnsafeRawBufferPointer, limit: Int = 16)
-        -> [(libxml2: [UInt8]?, tvekit: [UInt8]?)]? {
+        -> [(libxml2: [UInt8]?, tvekit: [UInt8]?, leftOut: Bool)]? {
         guard let document = try? XMLDocument.parse(data, readOnly: true) else { return nil }
-        var results: [(libxml2: [UInt8]?, tvekit: [UInt8]?)] = []
+        var results: [(libxml2: [UInt8]?, tvekit: [UInt8]?, leftOut: Bool)] = []
         var stack: [XMLNode] = [document.root]
         while let node = stack.popLast(), results.count < limit {
             if node.pointee.type == XML_ELEMENT_NODE {
@@ -34,7 +35,8 @@ public enum SAMLFuzzingHooks {
                     child = current.pointee.next
                 }
                 results.append((try? document.canonicalize(node, excluding: excluded, exclusive: true, inclusivePrefixes: [], using: .libxml2),
-                                try? document.canonicalize(node, excluding: excluded, exclusive: true, inclusivePrefixes: [], using: .preferred)))
+                                try? document.canonicalize(node, excluding: excluded, exclusive: true, inclusivePrefixes: [], using: .preferred),
+                                excluded != nil))
             }
             var child = node.pointee.last
             while let current = child {
