@@ -37,7 +37,7 @@ speed: demo
 
 # ThreadSanitizer over the library suites (one key shared by 64 tasks; keys loaded from 8 tasks at once).
 sanitize: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter TVECryptoTests
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "TVECryptoTests|TVEMetadataTests|TVESAMLTests"
 
 # AddressSanitizer and LeakSanitizer over the library suites. XCTest itself leaks a little at exit; those reports
 # are suppressed (lsan.supp), nothing from OpenSSL or TVEKit is.
