@@ -73,7 +73,7 @@ let package = Package(
         // libFuzzer target (make fuzz); in a normal build, a replayer for its inputs.
         .executableTarget(
             name: "FuzzMediaToken",
-            dependencies: ["TVETokens"],
+            dependencies: ["TVETokens", "TVEFuzzSupport"],
             path: "Fuzz/FuzzMediaToken"
         ),
         .executableTarget(

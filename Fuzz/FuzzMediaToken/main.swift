@@ -4,29 +4,17 @@
 //     --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
 // Normal build: a replayer that runs the files given on the command line through the same body.
 @_spi(Fuzzing) import TVETokens
-import Foundation
+import TVEFuzzSupport
 
 #if FUZZING
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzMediaToken(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+public func fuzzFuzzMediaToken(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     MediaTokenFuzzing.run(UnsafeRawBufferPointer(start: start, count: count))
     return 0
 }
 #else
 @main
-enum ReplayMediaTokenInputs {
-    static func main() {
-        var replayed = 0
-        for path in CommandLine.arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                print("cannot read \(path)")
-                continue
-            }
-            data.withUnsafeBytes { MediaTokenFuzzing.run($0) }
-            replayed += 1
-            print("ok \(path)")
-        }
-        print("replayed \(replayed) inputs")
-    }
+enum ReplayFuzzMediaTokenInputs {
+    static func main() { FuzzReplay.run { MediaTokenFuzzing.run($0) } }
 }
 #endif

@@ -4,29 +4,16 @@
 //     --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
 // Normal build: a replayer that runs the files given on the command line through the same body.
 import TVEFuzzSupport
-import Foundation
 
 #if FUZZING
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzMetadata(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+public func fuzzFuzzMetadata(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     MetadataFuzzing.run(UnsafeRawBufferPointer(start: start, count: count))
     return 0
 }
 #else
 @main
-enum ReplayMetadataInputs {
-    static func main() {
-        var replayed = 0
-        for path in CommandLine.arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                print("cannot read \(path)")
-                continue
-            }
-            data.withUnsafeBytes { MetadataFuzzing.run($0) }
-            replayed += 1
-            print("ok \(path)")
-        }
-        print("replayed \(replayed) inputs")
-    }
+enum ReplayFuzzMetadataInputs {
+    static func main() { FuzzReplay.run { MetadataFuzzing.run($0) } }
 }
 #endif

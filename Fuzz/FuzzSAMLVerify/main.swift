@@ -4,7 +4,6 @@
 //     --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
 // Normal build: a replayer that runs the files given on the command line through the same body.
 import TVEFuzzSupport
-import Foundation
 
 #if FUZZING
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -15,18 +14,6 @@ public func fuzzFuzzSAMLVerify(_ start: UnsafeRawPointer?, _ count: Int) -> CInt
 #else
 @main
 enum ReplayFuzzSAMLVerifyInputs {
-    static func main() {
-        var replayed = 0
-        for path in CommandLine.arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                print("cannot read \(path)")
-                continue
-            }
-            data.withUnsafeBytes { SAMLFuzzing.runVerifier($0) }
-            replayed += 1
-            print("ok \(path)")
-        }
-        print("replayed \(replayed) inputs")
-    }
+    static func main() { FuzzReplay.run { SAMLFuzzing.runVerifier($0) } }
 }
 #endif
