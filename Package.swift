@@ -13,10 +13,14 @@ let package = Package(
         .library(name: "TVEJSON", targets: ["TVEJSON"]),
         .library(name: "TVEMetadata", targets: ["TVEMetadata"]),
         .library(name: "TVESAML", targets: ["TVESAML"]),
+        .library(name: "TVEServer", targets: ["TVEServer"]),
         .executable(name: "tvekit", targets: ["tvekit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // System libraries, found through pkg-config. Each has one shim header that wraps the macros and
@@ -60,9 +64,20 @@ let package = Package(
             name: "TVESAML",
             dependencies: ["TVECrypto", "CLibXML2", "CTVEShims"]
         ),
+        .target(
+            name: "TVEServer",
+            dependencies: [
+                "TVECrypto",
+                "TVETokens",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "tvekit",
             dependencies: [
+                "TVEServer",
                 "TVECrypto",
                 "TVETokens",
                 "TVEMetadata",
@@ -111,6 +126,14 @@ let package = Package(
         .testTarget(
             name: "TVESAMLTests",
             dependencies: ["TVESAML", "TVECrypto", "TVEFuzzSupport"]
+        ),
+        .testTarget(
+            name: "TVEServerTests",
+            dependencies: [
+                "TVEServer", "TVETokens", "TVECrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "CLibXML2Tests",

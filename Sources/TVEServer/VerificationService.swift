@@ -1,0 +1,168 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOConcurrencyHelpers
+import TVECrypto
+import TVETokens
+
+/// The media-token verification web service that Adobe recommends programmers run in front of playback.
+///
+/// - `POST /verify` with `{"token": ..., "requestor": ..., "resource": ...?}` answers `200` with
+///   `{"result": CODE, ...fields}` (fields only for `VALID_TOKEN`), one-time use on. A requestor the service is not
+///   configured for, a body that is not that JSON, or one over ``maximumBodyBytes`` is a `400`/`413` with
+///   `{"error", "reason"}`: the requestor a token is checked against always comes from configuration.
+/// - `GET /health` answers `200 ok`.
+/// - `GET /metrics` serves counts per result and a latency histogram in the Prometheus text format.
+public struct VerificationService: Sendable {
+    /// The largest request body accepted.
+    public static let maximumBodyBytes = 128 * 1024
+
+    private let verifiers: [String: MediaTokenVerifier]
+    public let metrics: VerificationMetrics
+
+    /// - Parameters:
+    ///   - trustedKeys: the keys whose media-token signatures are accepted (Adobe's current and next certificate).
+    ///   - requestorIDs: the requestors this service verifies for.
+    ///   - replayGuard: one-time use, shared by every requestor; in memory and bounded by default.
+    public init(trustedKeys: [RSAPublicKey], requestorIDs: [String], clockSkew: Duration = .zero,
+                clock: any MediaTokenClock = SystemMediaTokenClock(),
+                replayGuard: any TokenReplayGuard = InMemoryTokenReplayGuard()) throws {
+        guard !requestorIDs.isEmpty else { throw MediaTokenError.invalidConfiguration(reason: "no requestor ID") }
+        var verifiers: [String: MediaTokenVerifier] = [:]
+        for requestor in requestorIDs {
+            verifiers[requestor] = try MediaTokenVerifier(trustedKeys: trustedKeys, requestorID: requestor, clockSkew: clockSkew,
+                                                          clock: clock, replayGuard: replayGuard)
+        }
+        self.verifiers = verifiers
+        self.metrics = VerificationMetrics()
+    }
+
+    struct VerifyRequest: Decodable {
+        let token: String
+        let requestor: String
+        let resource: String?
+    }
+
+    struct VerifyResponse: Encodable {
+        var result: String
+        var reason: String?
+        var sessionGUID: String?
+        var requestorID: String?
+        var resourceID: String?
+        var ttl: Int64?
+        var issueTime: Int64?
+        var mvpdId: String?
+        var proxyMvpdId: String?
+    }
+
+    struct ErrorResponse: Encodable {
+        var error: String
+        var reason: String
+    }
+
+    /// Adds the three routes to `router`.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.post("verify") { request, _ -> Response in
+            let started = ContinuousClock.now
+            let response = await self.verify(request)
+            self.metrics.record(result: response.result, elapsed: ContinuousClock.now - started)
+            return response.response
+        }
+        router.get("health") { _, _ -> String in "ok" }
+        router.get("metrics") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                     body: .init(byteBuffer: ByteBuffer(string: self.metrics.prometheusText())))
+        }
+    }
+
+    /// A router with the routes and one log line per request (method, path, status; never bodies).
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.middlewares.add(LogRequestsMiddleware(.info))
+        addRoutes(to: router)
+        return router
+    }
+
+    private func verify(_ request: Request) async -> (result: String, response: Response) {
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: Self.maximumBodyBytes)
+        } catch {
+            return ("BAD_REQUEST", Self.json(.contentTooLarge, ErrorResponse(error: "bodyTooLarge", reason: "the body is over \(Self.maximumBodyBytes) bytes")))
+        }
+        guard let input = try? JSONDecoder().decode(VerifyRequest.self, from: Data(body.readableBytesView)) else {
+            return ("BAD_REQUEST", Self.json(.badRequest, ErrorResponse(error: "malformedRequest",
+                                                                        reason: "the body must be JSON {\"token\", \"requestor\", \"resource\"?}")))
+        }
+        guard let verifier = verifiers[input.requestor] else {
+            return ("BAD_REQUEST", Self.json(.badRequest, ErrorResponse(error: "unknownRequestor", reason: "this service does not verify for that requestor")))
+        }
+        let verification = verifier.verify(input.token, resourceID: input.resource)
+        var output = VerifyResponse(result: verification.result.rawValue)
+        if let token = verification.token {
+            output.sessionGUID = token.userSessionGUID
+            output.requestorID = token.requestorID
+            output.resourceID = token.resourceID
+            output.ttl = token.timeToLive
+            output.issueTime = token.timeIssued
+            output.mvpdId = token.mvpdId
+            output.proxyMvpdId = token.proxyMvpdId ?? ""
+        } else {
+            output.reason = verification.reason
+        }
+        return (verification.result.rawValue, Self.json(.ok, output))
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Counts per result and a latency histogram, safe to update from every request.
+public final class VerificationMetrics: Sendable {
+    /// Histogram bucket upper bounds, in seconds.
+    static let buckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1]
+
+    private struct State {
+        var results: [String: Int] = [:]
+        var bucketCounts = [Int](repeating: 0, count: VerificationMetrics.buckets.count)
+        var count = 0
+        var sum = 0.0
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    init() {}
+
+    func record(result: String, elapsed: Duration) {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        state.withLockedValue { state in
+            state.results[result, default: 0] += 1
+            for (index, bound) in Self.buckets.enumerated() where seconds <= bound { state.bucketCounts[index] += 1 }
+            state.count += 1
+            state.sum += seconds
+        }
+    }
+
+    /// The count of verifications that ended with `result` (a result code or `BAD_REQUEST`).
+    public func count(of result: String) -> Int { state.withLockedValue { $0.results[result] ?? 0 } }
+
+    /// The Prometheus text exposition format (version 0.0.4).
+    public func prometheusText() -> String {
+        let snapshot = state.withLockedValue { $0 }
+        var text = "# HELP tvekit_verifications_total Media-token verifications by result.\n# TYPE tvekit_verifications_total counter\n"
+        for (result, count) in snapshot.results.sorted(by: { $0.key < $1.key }) {
+            text += "tvekit_verifications_total{result=\"\(result)\"} \(count)\n"
+        }
+        text += "# HELP tvekit_verification_seconds Time to answer POST /verify.\n# TYPE tvekit_verification_seconds histogram\n"
+        for (index, bound) in Self.buckets.enumerated() {
+            text += "tvekit_verification_seconds_bucket{le=\"\(bound)\"} \(snapshot.bucketCounts[index])\n"
+        }
+        text += "tvekit_verification_seconds_bucket{le=\"+Inf\"} \(snapshot.count)\n"
+        text += "tvekit_verification_seconds_sum \(snapshot.sum)\ntvekit_verification_seconds_count \(snapshot.count)\n"
+        return text
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Hummingbird
+import NIOCore
+import Testing
+import TVECrypto
+import TVEServer
+import TVETokens
+
+/// Starts a service on an ephemeral loopback port for the body, over real HTTP.
+func withRunningService(_ service: VerificationService, _ body: @Sendable (URL) async throws -> Void) async throws {
+    let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
+    let app = Application(router: service.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                          onServerRunning: { channel in continuation.yield(channel.localAddress?.port) })
+    let server = Task { try await app.run() }
+    defer { server.cancel() }
+    var iterator = ports.makeAsyncIterator()
+    let port = try #require(await iterator.next() ?? nil)
+    try await body(try #require(URL(string: "http://127.0.0.1:\(port)")))
+}
+
+func post(_ url: URL, _ body: Data) async throws -> (Int, [String: Any]) {
+    var request = URLRequest(url: url.appendingPathComponent("verify"))
+    request.httpMethod = "POST"
+    request.httpBody = body
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    let (data, response) = try await URLSession.shared.data(for: request)
+    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+    return (status, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+}
+
+@Suite("Media-token verification service")
+struct VerificationServiceTests {
+    static let key: RSAPrivateKey = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("TestVectors/fixtures/leaf.pkcs8.pem")
+        let pem = FileManager.default.contents(atPath: url.path).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return (try? RSAPrivateKey(pemRepresentation: pem)) ?? (try? RSAPrivateKey()).unsafelyUnwrapped
+    }()
+    static let now: Int64 = 1_767_225_600_000
+
+    @Test("POST /verify answers VALID_TOKEN with the fields, then TOKEN_REPLAYED; bad input is a 400; metrics count it all")
+    func verify() async throws {
+        let service = try VerificationService(trustedKeys: [Self.key.publicKey], requestorIDs: ["tvekit-test"],
+                                              clock: FixedMediaTokenClock(milliseconds: Self.now))
+        let token = try MediaTokenIssuer(privateKey: Self.key, clock: FixedMediaTokenClock(milliseconds: Self.now))
+            .issue(requestorID: "tvekit-test", resourceID: "res", mvpdId: "TestMVPD", issueTime: Self.now - 1000).serialized
+        try await withRunningService(service) { url in
+            let body = try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "tvekit-test", "resource": "res"])
+            let (status, first) = try await post(url, body)
+            #expect(status == 200)
+            #expect(first["result"] as? String == "VALID_TOKEN")
+            #expect(first["mvpdId"] as? String == "TestMVPD")
+            #expect(first["resourceID"] as? String == "res")
+            let (_, second) = try await post(url, body)
+            #expect(second["result"] as? String == "TOKEN_REPLAYED")
+            #expect(second["mvpdId"] == nil)
+            let (_, wrongResource) = try await post(url, try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "tvekit-test", "resource": "other"]))
+            #expect(wrongResource["result"] as? String == "INVALID_RESOURCE_ID")
+            let (_, garbage) = try await post(url, try JSONSerialization.data(withJSONObject: ["token": "garbage", "requestor": "tvekit-test"]))
+            #expect(garbage["result"] as? String == "INVALID_TOKEN_FORMAT")
+            for bad in [Data("not json".utf8), Data(#"{"token": 1}"#.utf8), Data(#"{"token": "x", "requestor": "other"}"#.utf8)] {
+                let (status, error) = try await post(url, bad)
+                #expect(status == 400)
+                #expect(error["error"] != nil)
+            }
+            let (huge, _) = try await post(url, Data(repeating: 0x41, count: VerificationService.maximumBodyBytes + 1))
+            #expect(huge == 413)
+            let (health, _) = try await URLSession.shared.data(from: url.appendingPathComponent("health"))
+            #expect(String(decoding: health, as: UTF8.self) == "ok")
+            let (metrics, _) = try await URLSession.shared.data(from: url.appendingPathComponent("metrics"))
+            let text = String(decoding: metrics, as: UTF8.self)
+            #expect(text.contains(#"tvekit_verifications_total{result="VALID_TOKEN"} 1"#))
+            #expect(text.contains(#"tvekit_verifications_total{result="TOKEN_REPLAYED"} 1"#))
+            #expect(text.contains(#"tvekit_verifications_total{result="BAD_REQUEST"} 4"#))
+            #expect(text.contains("tvekit_verification_seconds_count 8"))
+        }
+    }
+}
