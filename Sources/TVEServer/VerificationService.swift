@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Logging
 import NIOConcurrencyHelpers
 import TVECrypto
 import TVETokens
@@ -75,10 +74,11 @@ public struct VerificationService: Sendable {
         }
     }
 
-    /// A router with the routes and one log line per request (method, path, status; never bodies).
-    public func router() -> Router<BasicRequestContext> {
+    /// A router with the routes and, when `log` is given, one log line per request (method, path, status, time;
+    /// never bodies).
+    public func router(log: RequestLog? = nil) -> Router<BasicRequestContext> {
         let router = Router()
-        router.middlewares.add(LogRequestsMiddleware(.info))
+        if let log { router.middlewares.add(RequestLogMiddleware(log: log)) }
         addRoutes(to: router)
         return router
     }

@@ -46,11 +46,15 @@ struct ServeCommand: AsyncParsableCommand {
         var keys: [RSAPublicKey] = []
         for path in certificates { keys.append(try RSAPublicKey(encodedKeyOrCertificate: Input.read(path, what: "certificate"))) }
         let service = try VerificationService(trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew))
-        let app = Application(router: service.router(), configuration: .init(address: .hostname(host, port: port)),
+        let log = RequestLog()
+        let flusher = Task { await log.runFlusher() }
+        defer { flusher.cancel() }
+        let app = Application(router: service.router(log: log), configuration: .init(address: .hostname(host, port: port)),
                               onServerRunning: { channel in
                                   let bound = channel.localAddress?.port ?? port
                                   Output.progress("verification service listening on http://\(host):\(bound)")
                               })
         try await app.runService()
+        log.flush()
     }
 }

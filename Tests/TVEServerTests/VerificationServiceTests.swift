@@ -79,3 +79,30 @@ struct VerificationServiceTests {
         }
     }
 }
+
+@Suite("Request log")
+struct RequestLogTests {
+    @Test("rejectsLogForging: one line per request, control characters in the path replaced, nothing but method, path, status, time")
+    func rejectsLogForging() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-log-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        let log = RequestLog(output: handle)
+        let service = try VerificationService(trustedKeys: [VerificationServiceTests.key.publicKey], requestorIDs: ["r"])
+        let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
+        let app = Application(router: service.router(log: log), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port) })
+        let server = Task { try await app.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next() ?? nil)
+        _ = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/health")))
+        _ = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/x%0AFAKE%20200")))
+        server.cancel()
+        log.flush()
+        try handle.close()
+        let lines = String(decoding: try Data(contentsOf: url), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("GET /health 200 ") == true)
+        #expect(lines.last?.contains("FAKE") == true && lines.last?.hasPrefix("GET /x") == true)
+    }
+}
