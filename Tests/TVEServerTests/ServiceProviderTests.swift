@@ -1,0 +1,67 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Hummingbird
+import NIOCore
+import Testing
+import TVECrypto
+import TVEServer
+import TVETokens
+
+@Suite("Local service provider")
+struct ServiceProviderTests {
+    @Test("GET /api/v1/config/{requestor} needs a Bearer token and lists the sandbox MVPDs in Adobe's shape")
+    func config() async throws {
+        let key = VerificationServiceTests.key
+        let registry = ClientRegistry(statementKeys: [key.publicKey])
+        let provider = ServiceProvider(configuration: .sandbox, registry: registry)
+        let router = Router()
+        provider.addRoutes(to: router)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port) })
+        let server = Task { try await app.run() }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next() ?? nil)
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+
+        // Register and get a token.
+        let statement = try SoftwareStatement.issue(subject: "app-1", issuedAt: 1_700_000_000, signingKey: key).compact
+        var register = URLRequest(url: url.appendingPathComponent("o/client/register"))
+        register.httpMethod = "POST"
+        register.httpBody = try JSONSerialization.data(withJSONObject: ["software_statement": statement])
+        register.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        register.setValue("e30=", forHTTPHeaderField: "X-Device-Info")
+        let client = try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: register).0) as? [String: Any]
+        var tokenRequest = URLRequest(url: url.appendingPathComponent("o/client/token"))
+        tokenRequest.httpMethod = "POST"
+        tokenRequest.httpBody = Data("client_id=\(client?["client_id"] as? String ?? "")&client_secret=\(client?["client_secret"] as? String ?? "")&grant_type=client_credentials".utf8)
+        let token = try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: tokenRequest).0) as? [String: Any]
+        let bearer = "Bearer " + (try #require(token?["access_token"] as? String))
+
+        func get(_ path: String, authorization: String?) async throws -> (Int, [String: Any]) {
+            var request = URLRequest(url: url.appendingPathComponent(path))
+            if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+            let (data, response) = try await URLSession.shared.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+        }
+        let (status, config) = try await get("api/v1/config/tvekit-sandbox", authorization: bearer)
+        #expect(status == 200)
+        let mvpds = ((config["requestor"] as? [String: Any])?["mvpds"] as? [String: Any])?["mvpd"] as? [[String: Any]] ?? []
+        #expect(mvpds.compactMap { $0["id"] as? String } == ["SandboxCable", "SandboxSSO"])
+        #expect(mvpds.last?["boardingStatus"] as? String == "SUPPORTED")
+        #expect(mvpds.last?["requiredMetadataFields"] as? [String] == ["userID", "zip"])
+        let (unauthorized, error) = try await get("api/v1/config/tvekit-sandbox", authorization: nil)
+        #expect(unauthorized == 401 && error["status"] as? Int == 401)
+        #expect(try await get("api/v1/config/tvekit-sandbox", authorization: "Bearer forged").0 == 401)
+        #expect(try await get("api/v1/config/unknown", authorization: bearer).0 == 400)
+    }
+
+    @Test("the configuration round-trips through JSON (the --config file format)")
+    func configurationJSON() throws {
+        let data = try JSONEncoder().encode(ServiceProviderConfiguration.sandbox)
+        #expect(try JSONDecoder().decode(ServiceProviderConfiguration.self, from: data) == .sandbox)
+    }
+}
