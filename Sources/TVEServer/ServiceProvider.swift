@@ -4,19 +4,22 @@ import TVECrypto
 import TVETokens
 
 /// The local service provider (REST API v1 on loopback). In progress: client registration and the configuration
-/// endpoint are served; authentication, authorization, media tokens, metadata and logout follow.
+/// endpoint and second-screen registration codes are served; authentication, authorization, media tokens, metadata and logout follow.
 public struct ServiceProvider: Sendable {
     public let configuration: ServiceProviderConfiguration
     public let registry: ClientRegistry
+    public let codes: RegistrationCodes
 
-    public init(configuration: ServiceProviderConfiguration, registry: ClientRegistry) {
+    public init(configuration: ServiceProviderConfiguration, registry: ClientRegistry, codes: RegistrationCodes = RegistrationCodes()) {
         self.configuration = configuration
         self.registry = registry
+        self.codes = codes
     }
 
     /// Adds the service provider's routes: `/o/client/*` and the Bearer-protected `/api/v1/*`.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         registry.addRoutes(to: router)
+        addRegistrationCodeRoutes(to: router)
         router.get("api/v1/config/:requestor") { request, context -> Response in
             if let denied = self.requireBearer(request) { return denied }
             let requestor = context.parameters.get("requestor") ?? ""

@@ -57,6 +57,34 @@ struct ServiceProviderTests {
         #expect(unauthorized == 401 && error["status"] as? Int == 401)
         #expect(try await get("api/v1/config/tvekit-sandbox", authorization: "Bearer forged").0 == 401)
         #expect(try await get("api/v1/config/unknown", authorization: bearer).0 == 400)
+
+        // Second-screen registration codes.
+        func send(_ method: String, _ path: String, _ body: String = "", authorization: String? = bearer) async throws -> (Int, [String: Any]) {
+            var request = URLRequest(url: url.appendingPathComponent(path))
+            request.httpMethod = method
+            if !body.isEmpty {
+                request.httpBody = Data(body.utf8)
+                request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            }
+            if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+            let (data, response) = try await URLSession.shared.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+        }
+        let (created, record) = try await send("POST", "reggie/v1/tvekit-sandbox/regcode", "deviceId=dev-1&device_info=e30%3D&mvpd=SandboxCable")
+        #expect(created == 201)
+        let code = try #require(record["code"] as? String)
+        #expect(code.count == 7 && code.allSatisfy { $0.isUppercase || $0.isNumber })
+        #expect(record["mvpd"] as? String == "SandboxCable")
+        #expect((record["info"] as? [String: Any])?["deviceId"] as? String == "dev-1")
+        #expect((record["expires"] as? Int64 ?? 0) - (record["generated"] as? Int64 ?? 0) == 1_800_000)
+        #expect(try await send("GET", "reggie/v1/tvekit-sandbox/regcode/\(code)").1["code"] as? String == code)
+        #expect(try await send("GET", "reggie/v1/other/regcode/\(code)").0 == 404)
+        #expect(try await send("DELETE", "reggie/v1/tvekit-sandbox/regcode/\(code)").0 == 204)
+        #expect(try await send("GET", "reggie/v1/tvekit-sandbox/regcode/\(code)").0 == 404)
+        #expect(try await send("POST", "reggie/v1/tvekit-sandbox/regcode", "deviceId=dev-1&device_info=e30%3D&ttl=36001").0 == 400)
+        #expect(try await send("POST", "reggie/v1/tvekit-sandbox/regcode", "device_info=e30%3D").0 == 400)
+        #expect(try await send("POST", "reggie/v1/unknown/regcode", "deviceId=dev-1&device_info=e30%3D").0 == 400)
+        #expect(try await send("POST", "reggie/v1/tvekit-sandbox/regcode", "deviceId=dev-1&device_info=e30%3D", authorization: nil).0 == 401)
     }
 
     @Test("the configuration round-trips through JSON (the --config file format)")
