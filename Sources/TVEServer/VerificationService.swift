@@ -42,18 +42,6 @@ public struct VerificationService: Sendable {
         let resource: String?
     }
 
-    struct VerifyResponse: Encodable {
-        var result: String
-        var reason: String?
-        var sessionGUID: String?
-        var requestorID: String?
-        var resourceID: String?
-        var ttl: Int64?
-        var issueTime: Int64?
-        var mvpdId: String?
-        var proxyMvpdId: String?
-    }
-
     struct ErrorResponse: Encodable {
         var error: String
         var reason: String
@@ -98,19 +86,7 @@ public struct VerificationService: Sendable {
             return ("BAD_REQUEST", Self.json(.badRequest, ErrorResponse(error: "unknownRequestor", reason: "this service does not verify for that requestor")))
         }
         let verification = verifier.verify(input.token, resourceID: input.resource)
-        var output = VerifyResponse(result: verification.result.rawValue)
-        if let token = verification.token {
-            output.sessionGUID = token.userSessionGUID
-            output.requestorID = token.requestorID
-            output.resourceID = token.resourceID
-            output.ttl = token.timeToLive
-            output.issueTime = token.timeIssued
-            output.mvpdId = token.mvpdId
-            output.proxyMvpdId = token.proxyMvpdId ?? ""
-        } else {
-            output.reason = verification.reason
-        }
-        return (verification.result.rawValue, Self.json(.ok, output))
+        return (verification.result.rawValue, Self.json(.ok, MediaTokenVerificationReport(verification)))
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {

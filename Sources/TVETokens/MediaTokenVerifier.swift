@@ -194,6 +194,39 @@ public struct MediaTokenVerifier: Sendable {
     }
 }
 
+/// The JSON shape of a verification, shared by `tvekit token verify --json` and the verification web service:
+/// `{"result": CODE, "reason"}` for an invalid token, `{"result": "VALID_TOKEN", "sessionGUID", "requestorID",
+/// "resourceID", "ttl", "issueTime", "mvpdId", "proxyMvpdId"}` for a valid one (fields only then), plus `line` in
+/// batch output.
+public struct MediaTokenVerificationReport: Encodable, Sendable {
+    public var line: Int?
+    public var result: String
+    public var reason: String?
+    public var sessionGUID: String?
+    public var requestorID: String?
+    public var resourceID: String?
+    public var ttl: Int64?
+    public var issueTime: Int64?
+    public var mvpdId: String?
+    public var proxyMvpdId: String?
+
+    public init(_ verification: MediaTokenVerification, line: Int? = nil) {
+        self.line = line
+        result = verification.result.rawValue
+        if let token = verification.token {
+            sessionGUID = token.userSessionGUID
+            requestorID = token.requestorID
+            resourceID = token.resourceID
+            ttl = token.timeToLive
+            issueTime = token.timeIssued
+            mvpdId = token.mvpdId
+            proxyMvpdId = token.proxyMvpdId ?? ""
+        } else {
+            reason = verification.reason
+        }
+    }
+}
+
 extension MediaTokenVerifier {
     /// Byte-for-byte UTF-8 equality. IDs are compared as bytes, not with `String ==`, whose Unicode canonical
     /// equivalence would let two differently encoded IDs match.

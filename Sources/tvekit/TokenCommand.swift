@@ -10,40 +10,10 @@ struct TokenCommand: AsyncParsableCommand {
         subcommands: [Verify.self, Inspect.self, Issue.self]
     )
 
-    /// The JSON line printed for one verification.
-    struct VerificationOutput: Encodable {
-        var line: Int?
-        var result: String
-        var reason: String?
-        var sessionGUID: String?
-        var requestorID: String?
-        var resourceID: String?
-        var ttl: Int64?
-        var issueTime: Int64?
-        var mvpdId: String?
-        var proxyMvpdId: String?
-
-        init(_ verification: MediaTokenVerification, line: Int? = nil) {
-            self.line = line
-            result = verification.result.rawValue
-            if let token = verification.token {
-                sessionGUID = token.userSessionGUID
-                requestorID = token.requestorID
-                resourceID = token.resourceID
-                ttl = token.timeToLive
-                issueTime = token.timeIssued
-                mvpdId = token.mvpdId
-                proxyMvpdId = token.proxyMvpdId ?? ""
-            } else {
-                reason = verification.reason
-            }
-        }
-
-        func jsonLine() throws -> String {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            return String(decoding: try encoder.encode(self), as: UTF8.self)
-        }
+    static func jsonLine(_ verification: MediaTokenVerification, line: Int? = nil) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(MediaTokenVerificationReport(verification, line: line)), as: UTF8.self)
     }
 
     struct Verify: AsyncParsableCommand {
@@ -107,14 +77,14 @@ struct TokenCommand: AsyncParsableCommand {
                     guard !tokenText.isEmpty else { continue }
                     let outcome = verifier.verify(tokenText, resourceID: resource)
                     allValid = allValid && outcome.isValid
-                    print(try VerificationOutput(outcome, line: number + 1).jsonLine())
+                    print(try TokenCommand.jsonLine(outcome, line: number + 1))
                 }
                 if !allValid { throw ExitCode(1) }
                 return
             }
             let outcome = verifier.verify(try Input.tokenArgument(token ?? "-"), resourceID: resource)
             if json {
-                print(try VerificationOutput(outcome).jsonLine())
+                print(try TokenCommand.jsonLine(outcome))
             } else {
                 print(outcome.result.rawValue)
                 if !outcome.isValid { Output.progress(outcome.reason) }

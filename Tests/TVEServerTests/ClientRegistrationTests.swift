@@ -29,14 +29,10 @@ struct ClientRegistrationTests {
         let registry = ClientRegistry(statementKeys: [key.publicKey], clock: FixedMediaTokenClock(milliseconds: Self.now))
         let router = Router()
         registry.addRoutes(to: router)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port) })
-        let server = Task { try await app.run() }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next() ?? nil)
-        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        try await withRunningServer(router) { url in try await self.exercise(url, registry: registry, key: key) }
+    }
+
+    func exercise(_ url: URL, registry: ClientRegistry, key: RSAPrivateKey) async throws {
 
         let statement = try SoftwareStatement.issue(subject: "app-1", issuedAt: 1_700_000_000, signingKey: key).compact
         let body = try JSONSerialization.data(withJSONObject: ["software_statement": statement, "redirect_uri": "adbe.app://done"])

@@ -18,14 +18,10 @@ struct ServiceProviderTests {
         let provider = ServiceProvider(configuration: .sandbox, registry: registry)
         let router = Router()
         provider.addRoutes(to: router)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port) })
-        let server = Task { try await app.run() }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next() ?? nil)
-        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        try await withRunningServer(router) { url in try await self.exercise(url, key: key) }
+    }
+
+    func exercise(_ url: URL, key: RSAPrivateKey) async throws {
 
         // Register and get a token.
         let statement = try SoftwareStatement.issue(subject: "app-1", issuedAt: 1_700_000_000, signingKey: key).compact

@@ -11,8 +11,13 @@ import TVETokens
 
 /// Starts a service on an ephemeral loopback port for the body, over real HTTP.
 func withRunningService(_ service: VerificationService, _ body: @Sendable (URL) async throws -> Void) async throws {
+    try await withRunningServer(service.router(), body)
+}
+
+/// Serves `router` on an ephemeral loopback port while `body` runs, then stops it.
+func withRunningServer(_ router: Router<BasicRequestContext>, _ body: @Sendable (URL) async throws -> Void) async throws {
     let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
-    let app = Application(router: service.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+    let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                           onServerRunning: { channel in continuation.yield(channel.localAddress?.port) })
     let server = Task { try await app.run() }
     defer { server.cancel() }
@@ -89,15 +94,10 @@ struct RequestLogTests {
         let handle = try FileHandle(forWritingTo: url)
         let log = RequestLog(output: handle)
         let service = try VerificationService(trustedKeys: [VerificationServiceTests.key.publicKey], requestorIDs: ["r"])
-        let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
-        let app = Application(router: service.router(log: log), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port) })
-        let server = Task { try await app.run() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next() ?? nil)
-        _ = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/health")))
-        _ = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/x%0AFAKE%20200")))
-        server.cancel()
+        try await withRunningServer(service.router(log: log)) { url in
+            _ = try await URLSession.shared.data(from: url.appendingPathComponent("health"))
+            _ = try await URLSession.shared.data(from: try #require(URL(string: url.absoluteString + "/x%0AFAKE%20200")))
+        }
         log.flush()
         try handle.close()
         let lines = String(decoding: try Data(contentsOf: url), as: UTF8.self).split(separator: "\n")
