@@ -69,6 +69,9 @@ let package = Package(
             dependencies: [
                 "TVECrypto",
                 "TVETokens",
+                "TVEMetadata",
+                "TVESAML",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -130,9 +133,10 @@ let package = Package(
         .testTarget(
             name: "TVEServerTests",
             dependencies: [
-                "TVEServer", "TVETokens", "TVECrypto",
+                "TVEServer", "TVETokens", "TVECrypto", "TVEMetadata", "TVESAML",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(

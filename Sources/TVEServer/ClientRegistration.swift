@@ -184,12 +184,7 @@ public final class ClientRegistry: Sendable {
     /// `application/x-www-form-urlencoded` fields (the first of repeated names wins).
     static func formFields(_ body: String) -> [String: String] {
         var fields: [String: String] = [:]
-        for pair in body.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String? { String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
-            guard parts.count == 2, let name = decode(parts[0]), let value = decode(parts[1]), fields[name] == nil else { continue }
-            fields[name] = value
-        }
+        for (name, value) in FormFields.parse(body) where fields[name] == nil { fields[name] = value }
         return fields
     }
 }

@@ -69,55 +69,43 @@ public final class RegistrationCodes: Sendable {
 }
 
 extension ServiceProvider {
-    /// Query parameters and, for POST, `application/x-www-form-urlencoded` body fields (query first).
-    static func parameters(_ request: Request, body: ByteBuffer?) -> [String: String] {
-        var fields: [String: String] = [:]
-        if let body { fields = ClientRegistry.formFields(String(decoding: body.readableBytesView, as: UTF8.self)) }
-        for (name, value) in request.uri.queryParameters { fields[String(name)] = String(value) }
-        return fields
-    }
-
     func addRegistrationCodeRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.post("reggie/v1/:requestor/regcode") { request, context -> Response in
-            if let denied = self.requireBearer(request) { return denied }
-            let requestor = context.parameters.get("requestor") ?? ""
-            guard self.configuration.mvpds(for: requestor) != nil else {
-                return VerificationService.json(.badRequest, LegacyError(status: 400, message: "Unknown requestor", details: nil))
-            }
-            let body = try? await request.body.collect(upTo: 16 * 1024)
-            let fields = Self.parameters(request, body: body)
-            let deviceInfo = fields["device_info"] ?? ClientRegistry.deviceInfoHeader.flatMap { request.headers[$0] }
-            guard let deviceID = fields["deviceId"], !deviceID.isEmpty, deviceID.utf8.count <= 256, let deviceInfo, !deviceInfo.isEmpty else {
-                return VerificationService.json(.badRequest, LegacyError(status: 400, message: "Bad request",
-                                                                         details: "deviceId and device_info (or X-Device-Info) are required"))
+        api(router, .post, "reggie/v1/:requestor/regcode") { call in
+            let requestor = try call.pathRequestor()
+            try call.requireClient(requestor: requestor.id)
+            let deviceID = try call.deviceID()
+            guard let deviceInfo = call.field("device_info") ?? ClientRegistry.deviceInfoHeader.flatMap({ call.request.headers[$0] }),
+                  FormFields.isAcceptable(deviceInfo, limit: 8192) else {
+                throw ServiceProviderError.badRequest("invalid_device_info", "device_info (or X-Device-Info) is required")
             }
             var ttl = RegistrationCodes.defaultTTL
-            if let text = fields["ttl"] {
+            if let text = call.field("ttl") {
                 guard let value = Int64(text), value > 0, value <= RegistrationCodes.maximumTTL else {
-                    return VerificationService.json(.badRequest, LegacyError(status: 400, message: "Bad request",
-                                                                             details: "ttl must be 1 to \(RegistrationCodes.maximumTTL) seconds"))
+                    throw ServiceProviderError.badRequest("invalid_parameter", "ttl must be 1 to \(RegistrationCodes.maximumTTL) seconds")
                 }
                 ttl = value
             }
-            guard let record = self.codes.create(requestor: requestor, deviceID: deviceID, deviceInfo: deviceInfo, mvpd: fields["mvpd"],
-                                                 ttl: ttl, userAgent: request.headers[.userAgent]) else {
-                return VerificationService.json(.serviceUnavailable, LegacyError(status: 503, message: "Too many registration codes", details: nil))
+            if let mvpd = call.field("mvpd"), self.configuration.mvpd(mvpd, for: requestor.id) == nil { throw ServiceProviderError.unknownMVPD }
+            guard let record = self.codes.create(requestor: requestor.id, deviceID: deviceID, deviceInfo: deviceInfo, mvpd: call.field("mvpd"),
+                                                 ttl: ttl, userAgent: call.request.headers[.userAgent].map { String($0.prefix(512)) }) else {
+                throw ServiceProviderError.busy
             }
             return VerificationService.json(.created, record)
         }
-        router.get("reggie/v1/:requestor/regcode/:code") { request, context -> Response in
-            if let denied = self.requireBearer(request) { return denied }
-            guard let record = self.codes.record(context.parameters.get("code") ?? ""),
-                  record.requestor == context.parameters.get("requestor") else {
-                return VerificationService.json(.notFound, LegacyError(status: 404, message: "Registration code not found", details: nil))
+        api(router, .get, "reggie/v1/:requestor/regcode/:code") { call in
+            let requestor = try call.pathRequestor()
+            try call.requireClient(requestor: requestor.id)
+            guard let record = self.codes.record(call.path.get("code") ?? ""), record.requestor == requestor.id else {
+                throw ServiceProviderError.registrationCodeNotFound
             }
             return VerificationService.json(.ok, record)
         }
-        router.delete("reggie/v1/:requestor/regcode/:code") { request, context -> Response in
-            if let denied = self.requireBearer(request) { return denied }
-            let code = context.parameters.get("code") ?? ""
-            guard self.codes.record(code)?.requestor == context.parameters.get("requestor"), self.codes.delete(code) else {
-                return VerificationService.json(.notFound, LegacyError(status: 404, message: "Registration code not found", details: nil))
+        api(router, .delete, "reggie/v1/:requestor/regcode/:code") { call in
+            let requestor = try call.pathRequestor()
+            try call.requireClient(requestor: requestor.id)
+            let code = call.path.get("code") ?? ""
+            guard self.codes.record(code)?.requestor == requestor.id, self.codes.delete(code) else {
+                throw ServiceProviderError.registrationCodeNotFound
             }
             return Response(status: .noContent)
         }

@@ -10,11 +10,13 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the local service provider (sandbox by default) or only the media-token verification service.",
         discussion: """
-        Without --verifier-only: the local service provider on loopback with the configuration of --config (JSON) or the
-        built-in sandbox. It prints a software statement that apps register with (POST /o/client/register, then
-        POST /o/client/token for a Bearer token), and serves GET /api/v1/config/{requestor}, the second-screen
-        registration codes, and the verification service for its own media tokens. Authentication, authorization,
-        media tokens, metadata and logout are still to come.
+        Without --verifier-only: the local service provider (Adobe Pass REST API v1 with client registration) and its
+        MVPD identity providers on loopback, with the configuration of --config (JSON) or the built-in sandbox, plus
+        the verification service for its own media tokens. Keys are fresh each run; the app side's material goes to
+        --keys-out (a new private directory by default): software-statement.jwt (register with
+        POST /o/client/register), media-token-public.pem (verify media tokens), metadata-private.pem (decrypt user
+        metadata) and requestor-private.pem (sign requestor IDs). Sandbox logins: viewer / sandbox-password
+        (SandboxCable), sso-viewer / sandbox-password (SandboxSSO).
         With --verifier-only: the verification web service for the given requestors and certificates, one-time use on.
         Both log one line per request (no bodies) and stop cleanly on SIGINT or SIGTERM.
         """
@@ -35,6 +37,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Tolerated clock skew in seconds (0 to 86400).")
     var skew: Int64 = 0
 
+    @Option(name: .customLong("keys-out"), help: "Where to write the app side's keys and software statement (a new private directory by default).")
+    var keysOut: String?
+
     @Option(name: .long, help: "The address to listen on.")
     var host = "127.0.0.1"
 
@@ -54,11 +59,13 @@ struct ServeCommand: AsyncParsableCommand {
         let log = RequestLog()
         let flusher = Task { await log.runFlusher() }
         defer { flusher.cancel() }
-        let router: Router<BasicRequestContext>
+        let router: Router<ServerRequestContext>
         if verifierOnly {
             var keys: [RSAPublicKey] = []
             for path in certificates { keys.append(try RSAPublicKey(encodedKeyOrCertificate: Input.read(path, what: "certificate"))) }
-            router = try VerificationService(trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew)).router(log: log)
+            router = Router(context: ServerRequestContext.self)
+            router.middlewares.add(RequestLogMiddleware(log: log))
+            try VerificationService(trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew)).addRoutes(to: router)
         } else {
             let configuration: ServiceProviderConfiguration
             if let config {
@@ -69,21 +76,22 @@ struct ServeCommand: AsyncParsableCommand {
                 } catch {
                     throw CLIError(message: "the configuration '\(config)' is not valid JSON of the documented shape")
                 }
+                if !configuration.problems.isEmpty {
+                    throw CLIError(message: "the configuration '\(config)' is not usable: \(configuration.problems.joined(separator: "; "))")
+                }
             } else {
                 configuration = .sandbox
             }
-            // Fresh keys per run: one signs the software statements apps register with, one the media tokens.
             Output.progress("generating the sandbox keys...")
-            let statementKey = try RSAPrivateKey(keySizeInBits: 2048)
-            let tokenKey = try RSAPrivateKey(keySizeInBits: 2048)
+            let keys = try SandboxKeys()
             let statement = try SoftwareStatement.issue(subject: UUID().uuidString.lowercased(),
-                                                        issuedAt: Int64(Date().timeIntervalSince1970), signingKey: statementKey)
-            Output.progress("software statement (register with POST /o/client/register): \(statement.compact)")
-            router = Router()
+                                                        issuedAt: Int64(Date().timeIntervalSince1970), signingKey: keys.softwareStatementKey)
+            let directory = try writeAppSide(keys, statement: statement.compact)
+            Output.progress("app-side keys and software statement in \(directory)")
+            router = Router(context: ServerRequestContext.self)
             router.middlewares.add(RequestLogMiddleware(log: log))
-            ServiceProvider(configuration: configuration, registry: ClientRegistry(statementKeys: [statementKey.publicKey]))
-                .addRoutes(to: router)
-            try VerificationService(trustedKeys: [tokenKey.publicKey], requestorIDs: configuration.requestors.map(\.id),
+            try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys).addRoutes(to: router)
+            try VerificationService(trustedKeys: [keys.mediaTokenKey.publicKey], requestorIDs: configuration.requestors.map(\.id),
                                     clockSkew: .seconds(skew)).addRoutes(to: router)
         }
         let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)),
@@ -93,5 +101,31 @@ struct ServeCommand: AsyncParsableCommand {
                               })
         try await app.runService()
         log.flush()
+    }
+
+    /// Writes the app side's material into a private directory (0700, files 0600) and returns its path.
+    private func writeAppSide(_ keys: SandboxKeys, statement: String) throws -> String {
+        let manager = FileManager.default
+        let directory = keysOut ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("tvekit-sandbox-" + UUID().uuidString.lowercased())
+        do {
+            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let files: [(String, Data)] = [
+                ("software-statement.jwt", Data((statement + "\n").utf8)),
+                ("media-token-public.pem", Data(keys.mediaTokenKey.publicKey.pemRepresentation.utf8)),
+                ("metadata-private.pem", Data(try keys.metadataKey.pkcs8PEMRepresentation)),
+                ("requestor-private.pem", Data(try keys.requestorKey.pkcs8PEMRepresentation)),
+            ]
+            for (name, contents) in files {
+                let path = (directory as NSString).appendingPathComponent(name)
+                guard manager.createFile(atPath: path, contents: contents, attributes: [.posixPermissions: 0o600]) else {
+                    throw CLIError(message: "could not write \(path)")
+                }
+            }
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError(message: "could not create the directory \(directory)")
+        }
+        return directory
     }
 }

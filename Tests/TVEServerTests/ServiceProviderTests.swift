@@ -13,12 +13,11 @@ import TVETokens
 struct ServiceProviderTests {
     @Test("GET /api/v1/config/{requestor} needs a Bearer token and lists the sandbox MVPDs in Adobe's shape")
     func config() async throws {
-        let key = VerificationServiceTests.key
-        let registry = ClientRegistry(statementKeys: [key.publicKey])
-        let provider = ServiceProvider(configuration: .sandbox, registry: registry)
+        let keys = try #require(SharedKeys.sandbox)
+        let provider = try ServiceProvider(configuration: .sandbox, keys: keys.serviceProviderKeys)
         let router = Router()
         provider.addRoutes(to: router)
-        try await withRunningServer(router) { url in try await self.exercise(url, key: key) }
+        try await withRunningServer(router) { url in try await self.exercise(url, key: keys.softwareStatementKey) }
     }
 
     func exercise(_ url: URL, key: RSAPrivateKey) async throws {
@@ -74,7 +73,7 @@ struct ServiceProviderTests {
         #expect((record["info"] as? [String: Any])?["deviceId"] as? String == "dev-1")
         #expect((record["expires"] as? Int64 ?? 0) - (record["generated"] as? Int64 ?? 0) == 1_800_000)
         #expect(try await send("GET", "reggie/v1/tvekit-sandbox/regcode/\(code)").1["code"] as? String == code)
-        #expect(try await send("GET", "reggie/v1/other/regcode/\(code)").0 == 404)
+        #expect(try await send("GET", "reggie/v1/other/regcode/\(code)").0 == 400)
         #expect(try await send("DELETE", "reggie/v1/tvekit-sandbox/regcode/\(code)").0 == 204)
         #expect(try await send("GET", "reggie/v1/tvekit-sandbox/regcode/\(code)").0 == 404)
         #expect(try await send("POST", "reggie/v1/tvekit-sandbox/regcode", "deviceId=dev-1&device_info=e30%3D&ttl=36001").0 == 400)

@@ -15,7 +15,8 @@ func withRunningService(_ service: VerificationService, _ body: @Sendable (URL) 
 }
 
 /// Serves `router` on an ephemeral loopback port while `body` runs, then stops it.
-func withRunningServer(_ router: Router<BasicRequestContext>, _ body: @Sendable (URL) async throws -> Void) async throws {
+func withRunningServer<Context: RequestContext>(_ router: Router<Context>, _ body: @Sendable (URL) async throws -> Void) async throws
+    where Context.Source == ApplicationRequestContextSource {
     let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                           onServerRunning: { channel in continuation.yield(channel.localAddress?.port) })

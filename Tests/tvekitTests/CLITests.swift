@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// Runs the built `tvekit` binary, as a user would.
@@ -359,5 +362,78 @@ struct CLITests {
         let unsignedResult = try samlVerify(unsigned)
         #expect(unsignedResult.status == 1 && unsignedResult.stdout.contains("signature.missing"))
         #expect(try CLI.run(["saml", "verify", "--idp-entity-id", "idp", "--sp-entity-id", "sp", "--acs-url", "a", unsigned]).status == 2)
+    }
+}
+
+@Suite("tvekit serve")
+struct ServeCommandTests {
+    /// Collects a pipe's output as it arrives.
+    final class Collector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+        func append(_ chunk: Data) { lock.lock(); data.append(chunk); lock.unlock() }
+        var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
+    }
+
+    @Test("tvekit serve (the sandbox, no configuration) registers an app, lists the sandbox MVPDs, and stops cleanly on SIGINT")
+    func serveSandbox() async throws {
+        let binary = try #require(CLI.binary, "the tvekit binary was not built next to the tests")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-serve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--port", "0", "--keys-out", directory.path]
+        let errors = Pipe()
+        let collector = Collector()
+        errors.fileHandleForReading.readabilityHandler = { handle in collector.append(handle.availableData) }
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var port: String?
+        for _ in 0..<300 where port == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            port = collector.text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression)
+                .map { String(collector.text[$0].split(separator: ":").last ?? "") }
+        }
+        let base = "http://127.0.0.1:" + (try #require(port, "the server did not start: \(collector.text)"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("metadata-private.pem").path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+
+        func call(_ path: String, method: String = "GET", body: Data? = nil, headers: [String: String] = [:]) async throws -> (Int, [String: Any]) {
+            let url = try #require(URL(string: base + path))
+            var request = URLRequest(url: url)
+            request.httpMethod = method
+            request.httpBody = body
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            let (data, response) = try await URLSession.shared.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+        }
+        let statement = String(decoding: try Data(contentsOf: directory.appendingPathComponent("software-statement.jwt")), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let (registered, client) = try await call("/o/client/register", method: "POST",
+                                                  body: try JSONSerialization.data(withJSONObject: ["software_statement": statement]),
+                                                  headers: ["Content-Type": "application/json", "X-Device-Info": "e30="])
+        #expect(registered == 201)
+        let form = "client_id=\(client["client_id"] as? String ?? "")&client_secret=\(client["client_secret"] as? String ?? "")&grant_type=client_credentials"
+        let (_, token) = try await call("/o/client/token", method: "POST", body: Data(form.utf8),
+                                        headers: ["Content-Type": "application/x-www-form-urlencoded"])
+        let bearer = "Bearer " + (try #require(token["access_token"] as? String))
+        let (status, config) = try await call("/api/v1/config/tvekit-sandbox", headers: ["Authorization": bearer])
+        #expect(status == 200)
+        let mvpds = ((config["requestor"] as? [String: Any])?["mvpds"] as? [String: Any])?["mvpd"] as? [[String: Any]] ?? []
+        #expect(mvpds.compactMap { $0["id"] as? String } == ["SandboxCable", "SandboxSSO"])
+        #expect(try await call("/health").0 == 200)
+
+        process.interrupt()
+        for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(!process.isRunning)
+        #expect(process.terminationStatus == 0)
+        errors.fileHandleForReading.readabilityHandler = nil
+        // One log line per request, and never a secret.
+        let log = collector.text
+        #expect(log.contains("GET /api/v1/config/tvekit-sandbox 200"))
+        #expect(!log.contains(bearer.dropFirst(7)))
+        #expect(!log.contains(client["client_secret"] as? String ?? "-"))
     }
 }

@@ -1,0 +1,163 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOConcurrencyHelpers
+import TVECrypto
+import TVEMetadata
+import TVETokens
+
+extension ServiceProvider {
+    func addAuthorizationRoutes<Context: RequestContext>(to router: Router<Context>) {
+        api(router, .get, "api/v1/authorize") { call in
+            let (requestor, deviceID, session) = try self.authenticatedDevice(call, missing: .notAuthenticated)
+            let resource = try call.required("resource", error: .missingResource)
+            if let denial = self.decide(requestor, session, resource) { throw denial }
+            let now = self.clock.nowMilliseconds
+            let expires = now + self.configuration.authorizationTTL * 1000
+            let key = ServiceProviderState.authorizationKey(requestor.id, deviceID, resource)
+            guard self.state.tables.withLockedValue({ $0.authorizations.insert(key, session.mvpd, expires: expires, now: now) }) else {
+                throw ServiceProviderError.busy
+            }
+            return VerificationService.json(.ok, AuthzResponse(mvpd: session.mvpd, resource: resource, requestor: requestor.id, expires: String(expires)))
+        }
+        api(router, .get, "api/v1/tokens/authz") { call in
+            let (requestor, _, session, resource, expires) = try self.authorizedResource(call)
+            return VerificationService.json(.ok, AuthzResponse(mvpd: session.mvpd, resource: resource, requestor: requestor.id, expires: String(expires)))
+        }
+        for path in ["api/v1/tokens/media", "api/v1/mediatoken"] {
+            api(router, .get, RouterPath(path)) { call in
+                let (requestor, _, session, resource, _) = try self.authorizedResource(call)
+                let token: ShortMediaToken
+                do {
+                    token = try self.issuer.issue(requestorID: requestor.id, resourceID: resource, mvpdId: session.mvpd,
+                                                  sessionGUID: session.sessionGUID, ttl: self.configuration.mediaTokenTTL)
+                } catch {
+                    throw ServiceProviderError.badRequest("invalid_parameter", "no media token can be issued for this resource")
+                }
+                return VerificationService.json(.ok, MediaTokenResponse(
+                    requestor: requestor.id, resource: resource, mvpdId: session.mvpd, expires: String(token.issueTime + token.ttl),
+                    serializedToken: token.serialized))
+            }
+        }
+        api(router, .get, "api/v1/preauthorize") { call in
+            let (requestor, _, session) = try self.authenticatedDevice(call, missing: .notAuthenticated)
+            let resources = call.fields("resource").flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+                .filter { !$0.isEmpty }
+            guard !resources.isEmpty else { throw ServiceProviderError.missingResource }
+            guard resources.count <= self.configuration.maximumPreauthorizeResources else {
+                throw ServiceProviderError.badRequest("too_many_resources",
+                                                      "at most \(self.configuration.maximumPreauthorizeResources) resources per request")
+            }
+            guard resources.allSatisfy({ FormFields.isAcceptable($0, limit: Self.maximumFieldBytes) }) else {
+                throw ServiceProviderError.badRequest("invalid_parameter", "a resource is too long or has control characters")
+            }
+            let decisions = resources.map { resource -> PreauthorizeResponse.Decision in
+                let denial = self.decide(requestor, session, resource)
+                return .init(id: resource, authorized: denial == nil,
+                             error: self.configuration.enhancedErrors ? denial?.enhanced : nil,
+                             message: self.configuration.enhancedErrors ? nil : denial?.details)
+            }
+            return VerificationService.json(.ok, PreauthorizeResponse(resources: decisions))
+        }
+        api(router, .get, "api/v1/tokens/usermetadata") { call in
+            let (requestor, _, session) = try self.authenticatedDevice(call, missing: .authenticationMissing)
+            return try self.userMetadata(requestor, session)
+        }
+    }
+
+    /// The requestor, device and live authentication a call is about, after the client check.
+    func authenticatedDevice(_ call: APICall, missing: ServiceProviderError)
+        throws(ServiceProviderError) -> (ServiceProviderConfiguration.Requestor, String, AuthenticationSession) {
+        let requestor = try call.requestor()
+        try call.requireClient(requestor: requestor.id)
+        let deviceID = try call.deviceID()
+        switch session(requestor.id, deviceID) {
+        case .live(let session, _): return (requestor, deviceID, session)
+        case .expired: throw .authenticationExpired
+        case .missing: throw missing
+        }
+    }
+
+    /// A live authorization: 412 without authentication, 404 without authorization, 410 once it expired.
+    func authorizedResource(_ call: APICall)
+        throws(ServiceProviderError) -> (ServiceProviderConfiguration.Requestor, String, AuthenticationSession, String, Int64) {
+        let (requestor, deviceID, session) = try authenticatedDevice(call, missing: .authenticationMissing)
+        let resource = try call.required("resource", error: .missingResource)
+        let now = clock.nowMilliseconds
+        let key = ServiceProviderState.authorizationKey(requestor.id, deviceID, resource)
+        switch state.tables.withLockedValue({ $0.authorizations.lookup(key, now: now) }) {
+        case .missing: throw .authorizationNotFound
+        case .expired: throw .authorizationExpired
+        case .live(_, let expires): return (requestor, deviceID, session, resource, expires)
+        }
+    }
+
+    /// The configured rules, in order: the requestor's resource list, the MVPD's denials, the subscriber's denials.
+    func decide(_ requestor: ServiceProviderConfiguration.Requestor, _ session: AuthenticationSession, _ resource: String) -> ServiceProviderError? {
+        if let offered = requestor.resources, !offered.contains(resource) { return .unknownResource }
+        guard let mvpd = configuration.mvpds.first(where: { $0.id == session.mvpd }) else { return .denied("the MVPD is no longer configured") }
+        if let message = mvpd.deniedResources?[resource] { return .denied(message) }
+        guard let user = self.user(session) else { return .denied("the MVPD does not know this subscriber any more") }
+        if let message = user.deniedResources[resource] { return .denied(message) }
+        return nil
+    }
+
+    func user(_ session: AuthenticationSession) -> ServiceProviderConfiguration.User? {
+        configuration.mvpds.first { $0.id == session.mvpd }?.users.first { LocalIdentityProvider.nameID(of: $0) == session.userID }
+    }
+
+    /// `GET /api/v1/tokens/usermetadata`: the subscriber's configured metadata (plus `tokenSource: "Apple"` after a
+    /// platform-SSO login), REST v1 shape, the requestor's `encryptedMetadataKeys` encrypted for the programmer's key.
+    func userMetadata(_ requestor: ServiceProviderConfiguration.Requestor, _ session: AuthenticationSession) throws(ServiceProviderError) -> Response {
+        var values: [String: JSONValue] = [:]
+        for (key, text) in user(session)?.metadata ?? [:] {
+            values[key] = JSONValue(jsonText: Array(text.utf8)) ?? .string(text)
+        }
+        if session.platformSSO { values["tokenSource"] = .string("Apple") }
+        let metadata = UserMetadata(updated: session.created, values: values)
+        let document: UserMetadataDocument
+        if let key = keys.metadataEncryptionKey {
+            let encoding: MetadataEncryptor.Encoding = requestor.metadataEncryption == "jwe" ? .jwe(.rsaOAEP256, .a256GCM) : .rsaBlocks(lineLength: nil)
+            let encrypted = Set(requestor.encryptedMetadataKeys ?? []).intersection(values.keys)
+            do {
+                document = try MetadataEncryptor(publicKey: key, encoding: encoding).encryptDocument(metadata, encrypting: encrypted)
+            } catch {
+                throw .internalError
+            }
+        } else {
+            document = UserMetadataDocument(updated: session.created, entries: values.mapValues { .plain($0) })
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: document.jsonText)))
+    }
+}
+
+/// `GET /api/v1/authorize` and `GET /api/v1/tokens/authz`.
+struct AuthzResponse: Encodable {
+    let mvpd: String
+    let resource: String
+    let requestor: String
+    let expires: String
+}
+
+/// `GET /api/v1/tokens/media`.
+struct MediaTokenResponse: Encodable {
+    let requestor: String
+    let resource: String
+    let mvpdId: String
+    let expires: String
+    /// The Base64 short media token (formats.md §1).
+    let serializedToken: String
+}
+
+/// `GET /api/v1/preauthorize`.
+struct PreauthorizeResponse: Encodable {
+    struct Decision: Encodable {
+        let id: String
+        let authorized: Bool
+        /// The enhanced error of a denial (enhanced errors on).
+        let error: ServiceProviderError.Enhanced?
+        /// The MVPD's message for a denial (legacy errors).
+        let message: String?
+    }
+    let resources: [Decision]
+}

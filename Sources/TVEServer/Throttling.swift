@@ -1,0 +1,88 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOConcurrencyHelpers
+import TVETokens
+
+/// Adobe's throttle: a token bucket per device — 1 request per second, an initial burst of 10 — and HTTP 429 once it
+/// is empty. The device is the first `X-Forwarded-For` address (server-to-server calls) or the peer address.
+public final class TokenBucketThrottle: Sendable {
+    public let ratePerSecond: Double
+    public let burst: Double
+    let clock: any MediaTokenClock
+    let maximumDevices: Int
+
+    private struct Bucket {
+        var tokens: Double
+        var updated: Int64
+    }
+
+    private let buckets = NIOLockedValueBox<[String: Bucket]>([:])
+
+    public init(ratePerSecond: Double = 1, burst: Int = 10, maximumDevices: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()) {
+        self.ratePerSecond = ratePerSecond
+        self.burst = Double(burst)
+        self.maximumDevices = maximumDevices
+        self.clock = clock
+    }
+
+    /// Takes one token for `device`; `false` when its bucket is empty.
+    public func allow(_ device: String) -> Bool {
+        let now = clock.nowMilliseconds
+        return buckets.withLockedValue { buckets in
+            if buckets[device] == nil, buckets.count >= maximumDevices {
+                // Buckets that have refilled carry no state worth keeping.
+                buckets = buckets.filter { Double(now - $0.value.updated) / 1000 * ratePerSecond + $0.value.tokens < burst }
+                if buckets.count >= maximumDevices { return false }
+            }
+            var bucket = buckets[device] ?? Bucket(tokens: burst, updated: now)
+            bucket.tokens = min(burst, bucket.tokens + Double(max(0, now - bucket.updated)) / 1000 * ratePerSecond)
+            bucket.updated = now
+            guard bucket.tokens >= 1 else {
+                buckets[device] = bucket
+                return false
+            }
+            bucket.tokens -= 1
+            buckets[device] = bucket
+            return true
+        }
+    }
+}
+
+/// Applies a ``TokenBucketThrottle`` to the service provider's API (`/api/`, `/o/client/`, `/reggie/`); the login
+/// pages and the verification service are not throttled.
+struct ThrottlingMiddleware<Context: RequestContext>: RouterMiddleware {
+    let throttle: TokenBucketThrottle
+    let enhancedErrors: Bool
+
+    static var forwardedFor: HTTPField.Name? { HTTPField.Name("X-Forwarded-For") }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        guard path.hasPrefix("/api/") || path.hasPrefix("/o/client/") || path.hasPrefix("/reggie/") else {
+            return try await next(request, context)
+        }
+        let forwarded = Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",").first
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
+        let device = String((forwarded ?? peer ?? "unknown").prefix(64))
+        guard throttle.allow(device) else {
+            var response = ServiceProviderError.throttled.response(enhanced: enhancedErrors)
+            response.headers[.retryAfter] = "1"
+            return response
+        }
+        return try await next(request, context)
+    }
+}
+
+/// A request context that knows the peer's address (for the throttle), otherwise Hummingbird's basic one.
+public struct ServerRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
