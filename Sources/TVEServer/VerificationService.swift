@@ -3,6 +3,8 @@ import Hummingbird
 import NIOConcurrencyHelpers
 import TVECrypto
 import TVETokens
+import TVEJSON
+import HTTPTypes
 
 /// The media-token verification web service that Adobe recommends programmers run in front of playback.
 ///
@@ -36,24 +38,29 @@ public struct VerificationService: Sendable {
         self.metrics = VerificationMetrics()
     }
 
-    struct VerifyRequest: Decodable {
-        let token: String
-        let requestor: String
-        let resource: String?
+    /// An answer, independent of the HTTP server that carries it.
+    struct Answer: Sendable {
+        let status: HTTPResponse.Status
+        let contentType: String
+        let body: String
+        /// The metrics label: a result code, or `BAD_REQUEST`.
+        let result: String?
     }
 
-    struct ErrorResponse: Encodable {
-        var error: String
-        var reason: String
-    }
-
-    /// Adds the three routes to `router`.
+    /// Adds the three routes to `router` (the Hummingbird transport; ``VerificationHTTPServer`` is the lean one).
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.post("verify") { request, _ -> Response in
             let started = ContinuousClock.now
-            let response = await self.verify(request)
-            self.metrics.record(result: response.result, elapsed: ContinuousClock.now - started)
-            return response.response
+            let answer: Answer
+            do {
+                let body = try await request.body.collect(upTo: Self.maximumBodyBytes)
+                answer = body.withUnsafeReadableBytes { self.verify(body: $0) }
+            } catch {
+                answer = Self.tooLarge
+            }
+            self.metrics.record(result: answer.result ?? "BAD_REQUEST", elapsed: ContinuousClock.now - started)
+            return Response(status: answer.status, headers: [.contentType: answer.contentType],
+                            body: .init(byteBuffer: ByteBuffer(string: answer.body)))
         }
         router.get("health") { _, _ -> String in "ok" }
         router.get("metrics") { _, _ -> Response in
@@ -71,23 +78,54 @@ public struct VerificationService: Sendable {
         return router
     }
 
-    private func verify(_ request: Request) async -> (result: String, response: Response) {
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: Self.maximumBodyBytes)
-        } catch {
-            return ("BAD_REQUEST", Self.json(.contentTooLarge, ErrorResponse(error: "bodyTooLarge", reason: "the body is over \(Self.maximumBodyBytes) bytes")))
+    static let tooLarge = Answer(status: .contentTooLarge, contentType: "application/json",
+                                 body: #"{"error":"bodyTooLarge","reason":"the body is over \#(maximumBodyBytes) bytes"}"#, result: "BAD_REQUEST")
+
+    /// `POST /verify` on a collected body: strict JSON (TVEJSON) in, the report's JSON out.
+    func verify(body: UnsafeRawBufferPointer) -> Answer {
+        guard body.count <= Self.maximumBodyBytes else { return Self.tooLarge }
+        guard case .object(let fields)? = try? JSONValue.parse(body),
+              case .string(let token)? = fields["token"], case .string(let requestor)? = fields["requestor"] else {
+            return Answer(status: .badRequest, contentType: "application/json",
+                          body: #"{"error":"malformedRequest","reason":"the body must be JSON {\"token\", \"requestor\", \"resource\"?}"}"#,
+                          result: nil)
         }
-        guard let input = try? JSONDecoder().decode(VerifyRequest.self, from: Data(body.readableBytesView)) else {
-            return ("BAD_REQUEST", Self.json(.badRequest, ErrorResponse(error: "malformedRequest",
-                                                                        reason: "the body must be JSON {\"token\", \"requestor\", \"resource\"?}")))
+        let resource: String?
+        switch fields["resource"] {
+        case nil, .null?: resource = nil
+        case .string(let value)?: resource = value
+        default:
+            return Answer(status: .badRequest, contentType: "application/json",
+                          body: #"{"error":"malformedRequest","reason":"resource must be a string"}"#, result: nil)
         }
-        guard let verifier = verifiers[input.requestor] else {
-            return ("BAD_REQUEST", Self.json(.badRequest, ErrorResponse(error: "unknownRequestor", reason: "this service does not verify for that requestor")))
+        guard let verifier = verifiers[requestor] else {
+            return Answer(status: .badRequest, contentType: "application/json",
+                          body: #"{"error":"unknownRequestor","reason":"this service does not verify for that requestor"}"#, result: nil)
         }
-        let verification = verifier.verify(input.token, resourceID: input.resource)
-        return (verification.result.rawValue, Self.json(.ok, MediaTokenVerificationReport(verification)))
+        let verification = verifier.verify(token, resourceID: resource)
+        return Answer(status: .ok, contentType: "application/json", body: MediaTokenVerificationReport(verification).jsonText,
+                      result: verification.result.rawValue)
     }
+
+    /// Any request, for a transport without a router: `POST /verify`, `GET /health`, `GET /metrics`, else 404/405.
+    func answer(method: HTTPRequest.Method, path: Substring, body: UnsafeRawBufferPointer) -> Answer {
+        switch path {
+        case "/verify":
+            guard method == .post else { return Self.methodNotAllowed }
+            return verify(body: body)
+        case "/health":
+            guard method == .get || method == .head else { return Self.methodNotAllowed }
+            return Answer(status: .ok, contentType: "text/plain; charset=utf-8", body: "ok", result: nil)
+        case "/metrics":
+            guard method == .get || method == .head else { return Self.methodNotAllowed }
+            return Answer(status: .ok, contentType: "text/plain; version=0.0.4", body: metrics.prometheusText(), result: nil)
+        default:
+            return Answer(status: .notFound, contentType: "application/json", body: #"{"error":"notFound","reason":"no such endpoint"}"#, result: nil)
+        }
+    }
+
+    static let methodNotAllowed = Answer(status: .methodNotAllowed, contentType: "application/json",
+                                         body: #"{"error":"methodNotAllowed","reason":"wrong method for this endpoint"}"#, result: nil)
 
     static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
         let encoder = JSONEncoder()

@@ -1,5 +1,6 @@
 import Foundation
 import TVECrypto
+import TVEJSON
 
 /// The outcome of verifying one token, with Adobe's Media Token Verifier result codes (`ITokenVerifier.eReturnValue`)
 /// extended by TVEKit.
@@ -224,6 +225,32 @@ public struct MediaTokenVerificationReport: Encodable, Sendable {
         } else {
             reason = verification.reason
         }
+    }
+
+    /// Compact JSON with sorted keys, absent fields left out: the same text as `JSONEncoder` with `.sortedKeys`,
+    /// written directly (a verification service answers one per request).
+    public var jsonText: String {
+        var output = "{"
+        var first = true
+        func key(_ name: String) {
+            output += first ? "\"" : ",\""
+            first = false
+            output += name
+            output += "\":"
+        }
+        if let issueTime { key("issueTime"); output += String(issueTime) }
+        if let line { key("line"); output += String(line) }
+        if let mvpdId { key("mvpdId"); JSONValue.writeString(mvpdId, to: &output) }
+        if let proxyMvpdId { key("proxyMvpdId"); JSONValue.writeString(proxyMvpdId, to: &output) }
+        if let reason { key("reason"); JSONValue.writeString(reason, to: &output) }
+        if let requestorID { key("requestorID"); JSONValue.writeString(requestorID, to: &output) }
+        if let resourceID { key("resourceID"); JSONValue.writeString(resourceID, to: &output) }
+        key("result")
+        JSONValue.writeString(result, to: &output)
+        if let sessionGUID { key("sessionGUID"); JSONValue.writeString(sessionGUID, to: &output) }
+        if let ttl { key("ttl"); output += String(ttl) }
+        output += "}"
+        return output
     }
 }
 

@@ -40,6 +40,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("keys-out"), help: "Where to write the app side's keys and software statement (a new private directory by default).")
     var keysOut: String?
 
+    @Option(name: .long, help: "Event-loop threads of the verification service (--verifier-only); one per core by default.")
+    var threads: Int?
+
     @Option(name: .long, help: "The address to listen on.")
     var host = "127.0.0.1"
 
@@ -51,6 +54,7 @@ struct ServeCommand: AsyncParsableCommand {
             if certificates.isEmpty { throw ValidationError("give at least one --cert") }
             if requestor.isEmpty { throw ValidationError("give at least one --requestor") }
         }
+        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
         if !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         if !(0...86_400).contains(skew) { throw ValidationError("--skew must be between 0 and 86400") }
     }
@@ -63,9 +67,13 @@ struct ServeCommand: AsyncParsableCommand {
         if verifierOnly {
             var keys: [RSAPublicKey] = []
             for path in certificates { keys.append(try RSAPublicKey(encodedKeyOrCertificate: Input.read(path, what: "certificate"))) }
-            router = Router(context: ServerRequestContext.self)
-            router.middlewares.add(RequestLogMiddleware(log: log))
-            try VerificationService(trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew)).addRoutes(to: router)
+            let service = try VerificationService(trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew))
+            let host = self.host
+            try await VerificationHTTPServer(service: service, log: log).run(host: host, port: port, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, onBound: { bound in
+                Output.progress("verification service listening on http://\(host):\(bound)")
+            }, until: { await TerminationSignal.wait() })
+            log.flush()
+            return
         } else {
             let configuration: ServiceProviderConfiguration
             if let config {

@@ -27,6 +27,23 @@ func withRunningServer<Context: RequestContext>(_ router: Router<Context>, _ bod
     try await body(try #require(URL(string: "http://127.0.0.1:\(port)")))
 }
 
+/// Runs the lean NIO transport on an ephemeral port for the body.
+func withRunningNIOService(_ service: VerificationService, _ body: @Sendable (URL) async throws -> Void) async throws {
+    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    let (stop, stopContinuation) = AsyncStream.makeStream(of: Void.self)
+    let server = Task {
+        try await VerificationHTTPServer(service: service).run(host: "127.0.0.1", port: 0, threads: 1,
+                                                              onBound: { portContinuation.yield($0) },
+                                                              until: { for await _ in stop { break } })
+    }
+    defer { stopContinuation.finish() }
+    var iterator = ports.makeAsyncIterator()
+    let port = try #require(await iterator.next())
+    try await body(try #require(URL(string: "http://127.0.0.1:\(port)")))
+    stopContinuation.finish()
+    try await server.value
+}
+
 func post(_ url: URL, _ body: Data) async throws -> (Int, [String: Any]) {
     var request = URLRequest(url: url.appendingPathComponent("verify"))
     request.httpMethod = "POST"
@@ -47,13 +64,23 @@ struct VerificationServiceTests {
     }()
     static let now: Int64 = 1_767_225_600_000
 
-    @Test("POST /verify answers VALID_TOKEN with the fields, then TOKEN_REPLAYED; bad input is a 400; metrics count it all")
-    func verify() async throws {
+    /// The two transports: Hummingbird's router (next to the service provider) and the lean NIO server.
+    enum Transport: String, CaseIterable, Sendable { case hummingbird, nio }
+
+    @Test("POST /verify answers VALID_TOKEN with the fields, then TOKEN_REPLAYED; bad input is a 400; metrics count it all",
+          arguments: Transport.allCases)
+    func verify(transport: Transport) async throws {
         let service = try VerificationService(trustedKeys: [Self.key.publicKey], requestorIDs: ["tvekit-test"],
                                               clock: FixedMediaTokenClock(milliseconds: Self.now))
         let token = try MediaTokenIssuer(privateKey: Self.key, clock: FixedMediaTokenClock(milliseconds: Self.now))
             .issue(requestorID: "tvekit-test", resourceID: "res", mvpdId: "TestMVPD", issueTime: Self.now - 1000).serialized
-        try await withRunningService(service) { url in
+        let run: (@Sendable (URL) async throws -> Void) async throws -> Void = { body in
+            switch transport {
+            case .hummingbird: try await withRunningService(service, body)
+            case .nio: try await withRunningNIOService(service, body)
+            }
+        }
+        try await run { url in
             let body = try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "tvekit-test", "resource": "res"])
             let (status, first) = try await post(url, body)
             #expect(status == 200)
@@ -67,7 +94,8 @@ struct VerificationServiceTests {
             #expect(wrongResource["result"] as? String == "INVALID_RESOURCE_ID")
             let (_, garbage) = try await post(url, try JSONSerialization.data(withJSONObject: ["token": "garbage", "requestor": "tvekit-test"]))
             #expect(garbage["result"] as? String == "INVALID_TOKEN_FORMAT")
-            for bad in [Data("not json".utf8), Data(#"{"token": 1}"#.utf8), Data(#"{"token": "x", "requestor": "other"}"#.utf8)] {
+            for bad in [Data("not json".utf8), Data(#"{"token": 1}"#.utf8), Data(#"{"token": "x", "requestor": "other"}"#.utf8),
+                        Data(#"{"token": "x", "requestor": "tvekit-test", "token": "y"}"#.utf8)] {
                 let (status, error) = try await post(url, bad)
                 #expect(status == 400)
                 #expect(error["error"] != nil)
@@ -80,8 +108,11 @@ struct VerificationServiceTests {
             let text = String(decoding: metrics, as: UTF8.self)
             #expect(text.contains(#"tvekit_verifications_total{result="VALID_TOKEN"} 1"#))
             #expect(text.contains(#"tvekit_verifications_total{result="TOKEN_REPLAYED"} 1"#))
-            #expect(text.contains(#"tvekit_verifications_total{result="BAD_REQUEST"} 4"#))
-            #expect(text.contains("tvekit_verification_seconds_count 8"))
+            #expect(text.contains(#"tvekit_verifications_total{result="BAD_REQUEST"} 5"#))
+            #expect(text.contains("tvekit_verification_seconds_count 9"))
+            var wrongMethod = URLRequest(url: url.appendingPathComponent("verify"))
+            wrongMethod.httpMethod = "GET"
+            #expect(((try await URLSession.shared.data(for: wrongMethod).1) as? HTTPURLResponse)?.statusCode == (transport == .nio ? 405 : 404))
         }
     }
 }
