@@ -375,28 +375,64 @@ struct ServeCommandTests {
         var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
     }
 
-    @Test("tvekit serve (the sandbox, no configuration) registers an app, lists the sandbox MVPDs, and stops cleanly on SIGINT")
-    func serveSandbox() async throws {
+    /// Starts `tvekit serve` with `arguments` and waits for its "listening on" line.
+    static func start(_ arguments: [String]) async throws -> (Process, Collector, String) {
         let binary = try #require(CLI.binary, "the tvekit binary was not built next to the tests")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-serve-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["serve", "--port", "0", "--keys-out", directory.path]
+        process.arguments = ["serve", "--port", "0"] + arguments
         let errors = Pipe()
         let collector = Collector()
         errors.fileHandleForReading.readabilityHandler = { handle in collector.append(handle.availableData) }
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        defer { if process.isRunning { process.terminate() } }
         var port: String?
         for _ in 0..<300 where port == nil {
             try await Task.sleep(for: .milliseconds(100))
             port = collector.text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression)
                 .map { String(collector.text[$0].split(separator: ":").last ?? "") }
         }
-        let base = "http://127.0.0.1:" + (try #require(port, "the server did not start: \(collector.text)"))
+        guard let port else {
+            process.terminate()
+            throw CLIError(message: "the server did not start: \(collector.text)")
+        }
+        return (process, collector, "http://127.0.0.1:" + port)
+    }
+
+    struct CLIError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    static func stop(_ process: Process, signal number: Int32) async throws -> Int32 {
+        kill(process.processIdentifier, number)
+        for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        if process.isRunning { process.terminate() }
+        return process.terminationStatus
+    }
+
+    @Test("tvekit serve --verifier-only verifies a token over HTTP and stops cleanly on SIGTERM")
+    func serveVerifierOnly() async throws {
+        let token = try CLI.run(["token", "issue", "--private-key", CLI.fixture("leaf.pkcs8.pem"), "--requestor", "r1", "--resource", "res",
+                                 "--mvpd", "M", "--ttl", "600000"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (process, collector, base) = try await Self.start(["--verifier-only", "--cert", CLI.fixture("leaf.cert.pem"), "--requestor", "r1"])
+        var request = URLRequest(url: try #require(URL(string: base + "/verify")))
+        request.httpMethod = "POST"
+        request.httpBody = try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "r1", "resource": "res"])
+        let (data, _) = try await URLSession.shared.data(for: request)
+        #expect((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["result"] as? String == "VALID_TOKEN")
+        #expect(try await Self.stop(process, signal: SIGTERM) == 0)
+        #expect(collector.text.contains("POST /verify 200"))
+        #expect(!collector.text.contains(token.prefix(40)))
+    }
+
+    @Test("tvekit serve (the sandbox, no configuration) registers an app, lists the sandbox MVPDs, and stops cleanly on SIGINT")
+    func serveSandbox() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-serve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (process, collector, base) = try await Self.start(["--keys-out", directory.path])
+        defer { if process.isRunning { process.terminate() } }
         let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("metadata-private.pem").path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
@@ -425,11 +461,7 @@ struct ServeCommandTests {
         #expect(mvpds.compactMap { $0["id"] as? String } == ["SandboxCable", "SandboxSSO"])
         #expect(try await call("/health").0 == 200)
 
-        process.interrupt()
-        for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(!process.isRunning)
-        #expect(process.terminationStatus == 0)
-        errors.fileHandleForReading.readabilityHandler = nil
+        #expect(try await Self.stop(process, signal: SIGINT) == 0)
         // One log line per request, and never a secret.
         let log = collector.text
         #expect(log.contains("GET /api/v1/config/tvekit-sandbox 200"))
