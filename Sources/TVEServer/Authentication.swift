@@ -24,9 +24,12 @@ extension ServiceProvider {
             return Response(status: .ok)
         }
         api(router, .get, "api/v1/checkauthn/:code") { call in
-            guard let record = self.codes.record(call.path.get("code") ?? ""),
-                  call.field("requestor").map({ $0 == record.requestor }) ?? true else { throw ServiceProviderError.registrationCodeNotFound }
-            try call.requireClient(requestor: record.requestor)
+            // The client first, so that the endpoint is no oracle of live codes.
+            let requestor = try call.requestor()
+            try call.requireClient(requestor: requestor.id)
+            guard let record = self.codes.record(call.path.get("code") ?? ""), record.requestor == requestor.id else {
+                throw ServiceProviderError.registrationCodeNotFound
+            }
             guard case .live = self.session(record.requestor, record.info.deviceId) else { throw ServiceProviderError.notAuthenticated }
             return Response(status: .ok)
         }
@@ -49,9 +52,8 @@ extension ServiceProvider {
             let deviceID = try call.deviceID()
             let requestID = "_" + ClientRegistry.randomToken()
             let now = self.clock.nowMilliseconds
-            let stored = self.state.tables.withLockedValue {
-                $0.profileRequests.insert(ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, requestID,
-                                          expires: now + Self.loginLifetime, now: now)
+            let stored = self.state.profileRequests.withLockedValue {
+                $0.insert(ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, requestID, expires: now + Self.loginLifetime, now: now)
             }
             guard stored else { throw ServiceProviderError.busy }
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"],
@@ -60,53 +62,55 @@ extension ServiceProvider {
         api(router, .delete, "api/v1/logout") { call in
             let requestor = try call.requestor()
             try call.requireClient(requestor: requestor.id)
-            _ = self.state.logout(requestor: requestor.id, deviceID: try call.deviceID())
+            self.state.logout(requestor: requestor.id, deviceID: try call.deviceID())
             return Response(status: .noContent)
         }
     }
 
     func session(_ requestor: String, _ deviceID: String) -> ExpiringTable<AuthenticationSession>.Lookup {
         let now = clock.nowMilliseconds
-        return state.tables.withLockedValue { $0.sessions.lookup(ServiceProviderState.deviceKey(requestor, deviceID), now: now) }
+        return state.identity.withLockedValue { $0.sessions.lookup(ServiceProviderState.deviceKey(requestor, deviceID), now: now) }
     }
 
-    /// `GET /api/v1/authenticate?requestor_id&mso_id&(reg_code|deviceId)&redirect_url?` → 302 to the MVPD's login page.
+    /// `GET /api/v1/authenticate?requestor_id&mso_id&reg_code&redirect_url?` → 302 to the MVPD's login page.
+    ///
+    /// The browser carries no client credential, so the device comes from a registration code that the app created
+    /// with its credential (Adobe's REST v1 flow), unused and live until the login completes. A `deviceId` instead of a
+    /// code is accepted only with a client credential (for tools): otherwise anyone could bind any device to their
+    /// own subscription. `redirect_url` must be one of the requestor's ``ServiceProviderConfiguration/Requestor/redirectURLs``.
     private func authenticate(_ call: APICall) throws -> Response {
         let requestor = try call.requestor()
         let mvpdID = try call.required("mso_id", limit: 256)
         guard let mvpd = configuration.mvpd(mvpdID, for: requestor.id) else { throw ServiceProviderError.unknownMVPD }
-        var deviceID: String
+        let deviceID: String
         var code: String? = nil
         if let regCode = call.field("reg_code") {
-            guard let record = codes.record(regCode), record.requestor == requestor.id else { throw ServiceProviderError.registrationCodeNotFound }
+            guard let record = codes.loginRecord(regCode, requestor: requestor.id) else { throw ServiceProviderError.registrationCodeNotFound }
+            if let bound = record.mvpd, bound != mvpd.id { throw ServiceProviderError.unknownMVPD }
             deviceID = record.info.deviceId
             code = regCode
         } else {
+            try call.requireClient(requestor: requestor.id)
             deviceID = try call.deviceID()
         }
         var redirect: String? = nil
         if let url = call.field("redirect_url") {
-            redirect = try Self.checkedRedirect(url)
+            guard requestor.allowedRedirectURLs.contains(url) else {
+                throw ServiceProviderError(status: 403, code: "invalid_parameter", message: "Redirect URL not allowed",
+                                           details: "redirect_url is not one of the requestor's registered redirect URLs", action: .configuration)
+            }
+            redirect = url
         }
         let relay = ClientRegistry.randomToken()
         let requestID = "_" + ClientRegistry.randomToken()
         let now = clock.nowMilliseconds
         let login = PendingLogin(requestor: requestor.id, mvpd: mvpd.id, deviceID: deviceID, registrationCode: code, redirectURL: redirect,
                                  requestID: requestID)
-        guard state.tables.withLockedValue({ $0.logins.insert(relay, login, expires: now + Self.loginLifetime, now: now) }) else {
+        guard state.logins.withLockedValue({ $0.insert(relay, login, expires: now + Self.loginLifetime, now: now) }) else {
             throw ServiceProviderError.busy
         }
         let location = "/idp/\(FormFields.encode(mvpd.id))/login?request_id=\(requestID)&RelayState=\(relay)"
         return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
-    }
-
-    /// An app redirect URL: absolute, at most 2 KiB, and not a scheme a browser would run (`javascript:`, `data:`, …).
-    static func checkedRedirect(_ text: String) throws(ServiceProviderError) -> String {
-        guard FormFields.isAcceptable(text, limit: 2048), let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              !["javascript", "data", "vbscript", "file", "blob"].contains(scheme) else {
-            throw .badRequest("invalid_parameter", "redirect_url must be an absolute URL of an app or web scheme")
-        }
-        return text
     }
 
     /// `POST /sp/saml/SAMLAssertionConsumer`: verifies the IdP's response for the pending login named by `RelayState`
@@ -114,7 +118,7 @@ extension ServiceProvider {
     private func consumeAssertion(_ fields: [(name: String, value: String)]) -> Response {
         let now = clock.nowMilliseconds
         guard let relay = fields.first(where: { $0.name == "RelayState" })?.value,
-              let login = state.tables.withLockedValue({ $0.logins.take(relay, now: now) }) else {
+              let login = state.logins.withLockedValue({ $0.take(relay, now: now) }) else {
             return HTML.page(.badRequest, title: "Sign-in failed", body: "<p>This sign-in is unknown or has expired; start again from the app.</p>")
         }
         guard let samlResponse = fields.first(where: { $0.name == "SAMLResponse" })?.value else {
@@ -122,7 +126,7 @@ extension ServiceProvider {
         }
         do {
             try establishSession(samlResponse: samlResponse, requestor: login.requestor, mvpdID: login.mvpd, deviceID: login.deviceID,
-                                 requestID: login.requestID, platformSSO: false)
+                                 requestID: login.requestID, platformSSO: false, registrationCode: login.registrationCode)
         } catch {
             return HTML.page(.forbidden, title: "Sign-in failed", body: "<p>\(HTML.escape(error.details ?? error.message))</p>")
         }
@@ -135,7 +139,7 @@ extension ServiceProvider {
     /// Verifies a SAML response with TVESAML (the same strict policy as `tvekit saml verify`), refuses a replayed
     /// assertion, and records the device's authentication.
     func establishSession(samlResponse: String, requestor: String, mvpdID: String, deviceID: String, requestID: String,
-                          platformSSO: Bool) throws(ServiceProviderError) {
+                          platformSSO: Bool, registrationCode: String? = nil) throws(ServiceProviderError) {
         guard let mvpd = configuration.mvpd(mvpdID, for: requestor) else { throw .unknownMVPD }
         let clock = self.clock
         let assertion: SSOAssertion
@@ -153,21 +157,33 @@ extension ServiceProvider {
                                        details: "the SAML response was rejected", action: .authentication)
         }
         let now = clock.nowMilliseconds
-        let assertionExpiry = assertion.notOnOrAfter.map { Int64($0.timeIntervalSince1970 * 1000) } ?? now + Self.loginLifetime
-        guard state.firstUse(mvpd.idpEntityID + "\u{0}" + assertion.assertionID, in: \.assertionIDs, expires: assertionExpiry, now: now) else {
+        // Remember the assertion for at least as long as any response could still be accepted.
+        let assertionExpiry = max(assertion.notOnOrAfter.map { Self.milliseconds($0) } ?? now, now + Self.loginLifetime)
+        switch ServiceProviderState.firstUse(mvpd.idpEntityID + "\u{0}" + assertion.assertionID, in: state.assertionIDs,
+                                             expires: assertionExpiry, now: now) {
+        case .first: break
+        case .replayed:
             throw ServiceProviderError(status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
                                        details: "the SAML assertion was already used", action: .authentication)
+        case .full: throw .busy
+        }
+        if let registrationCode, !codes.consume(registrationCode, requestor: requestor, deviceID: deviceID) {
+            throw ServiceProviderError(status: 403, code: "authentication_session_invalidated", message: "Authentication failed",
+                                       details: "the registration code expired, was deleted or was already used", action: .authentication)
         }
         var expires = now + configuration.authenticationTTL * 1000
-        if let end = assertion.sessionNotOnOrAfter { expires = min(expires, Int64(end.timeIntervalSince1970 * 1000)) }
+        if let end = assertion.sessionNotOnOrAfter { expires = min(expires, Self.milliseconds(end)) }
         let session = AuthenticationSession(mvpd: mvpd.id, userID: assertion.nameID, sessionGUID: UUID().uuidString.lowercased(),
                                             platformSSO: platformSSO, created: now)
         let key = ServiceProviderState.deviceKey(requestor, deviceID)
-        let stored = state.tables.withLockedValue { tables -> Bool in
-            tables.authorizations.removeAll { $0.hasPrefix(key) }
-            return tables.sessions.insert(key, session, expires: expires, now: now)
-        }
-        guard stored else { throw .busy }
+        // A new session GUID: the device's earlier authorizations, which name the old one, are void.
+        guard state.identity.withLockedValue({ $0.sessions.insert(key, session, expires: expires, now: now) }) else { throw .busy }
+    }
+
+    /// Milliseconds since the epoch, clamped to the range of `Int64`.
+    static func milliseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        return Int64(exactly: value) ?? (value > 0 ? .max : .min)
     }
 
     /// `POST /api/v1/tokens/authn`: the platform-SSO token exchange (`requestor, deviceId, mvpd, deviceType,
@@ -180,8 +196,8 @@ extension ServiceProvider {
         let samlResponse = try call.required("SAMLResponse", limit: Self.maximumBodyBytes,
                                              error: .badRequest("invalid_parameter_saml_response", "SAMLResponse is required"))
         let now = clock.nowMilliseconds
-        guard let requestID = state.tables.withLockedValue({
-            $0.profileRequests.take(ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, now: now)
+        guard let requestID = state.profileRequests.withLockedValue({
+            $0.take(ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, now: now)
         }) else {
             throw ServiceProviderError(status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
                                        details: "no profile request is outstanding for this device and MVPD", action: .authentication)

@@ -9,15 +9,23 @@ import TVETokens
 extension ServiceProvider {
     func addAuthorizationRoutes<Context: RequestContext>(to router: Router<Context>) {
         api(router, .get, "api/v1/authorize") { call in
-            let (requestor, deviceID, session) = try self.authenticatedDevice(call, missing: .notAuthenticated)
+            let requestor = try call.requestor()
+            try call.requireClient(requestor: requestor.id)
+            let deviceID = try call.deviceID()
             let resource = try call.required("resource", error: .missingResource)
-            if let denial = self.decide(requestor, session, resource) { throw denial }
             let now = self.clock.nowMilliseconds
             let expires = now + self.configuration.authorizationTTL * 1000
+            let deviceKey = ServiceProviderState.deviceKey(requestor.id, deviceID)
             let key = ServiceProviderState.authorizationKey(requestor.id, deviceID, resource)
-            guard self.state.tables.withLockedValue({ $0.authorizations.insert(key, session.mvpd, expires: expires, now: now) }) else {
-                throw ServiceProviderError.busy
+            // The decision and the grant under one lock, for the session that is live then: a login in between cannot
+            // inherit a decision made for another subscriber.
+            let outcome = self.state.identity.withLockedValue { identity -> Result<AuthenticationSession, ServiceProviderError> in
+                guard case .live(let session, _) = identity.sessions.lookup(deviceKey, now: now) else { return .failure(.notAuthenticated) }
+                if let denial = self.decide(requestor, session, resource) { return .failure(denial) }
+                guard identity.authorizations.insert(key, session.sessionGUID, expires: expires, now: now) else { return .failure(.busy) }
+                return .success(session)
             }
+            let session = try outcome.get()
             return VerificationService.json(.ok, AuthzResponse(mvpd: session.mvpd, resource: resource, requestor: requestor.id, expires: String(expires)))
         }
         api(router, .get, "api/v1/tokens/authz") { call in
@@ -78,18 +86,31 @@ extension ServiceProvider {
         }
     }
 
-    /// A live authorization: 412 without authentication, 404 without authorization, 410 once it expired.
+    /// A live authorization of the live session: 412 without authentication (or once it expired), 404 without
+    /// authorization (or one granted to an earlier session of the device), 410 once it expired.
     func authorizedResource(_ call: APICall)
         throws(ServiceProviderError) -> (ServiceProviderConfiguration.Requestor, String, AuthenticationSession, String, Int64) {
-        let (requestor, deviceID, session) = try authenticatedDevice(call, missing: .authenticationMissing)
+        let requestor = try call.requestor()
+        try call.requireClient(requestor: requestor.id)
+        let deviceID = try call.deviceID()
         let resource = try call.required("resource", error: .missingResource)
         let now = clock.nowMilliseconds
+        let deviceKey = ServiceProviderState.deviceKey(requestor.id, deviceID)
         let key = ServiceProviderState.authorizationKey(requestor.id, deviceID, resource)
-        switch state.tables.withLockedValue({ $0.authorizations.lookup(key, now: now) }) {
-        case .missing: throw .authorizationNotFound
-        case .expired: throw .authorizationExpired
-        case .live(_, let expires): return (requestor, deviceID, session, resource, expires)
+        let outcome = state.identity.withLockedValue { identity -> Result<(AuthenticationSession, Int64), ServiceProviderError> in
+            switch identity.sessions.lookup(deviceKey, now: now) {
+            case .missing: return .failure(.authenticationMissing)
+            case .expired: return .failure(.authenticationExpiredPrecondition)
+            case .live(let session, _):
+                switch identity.authorizations.lookup(key, now: now) {
+                case .live(let guid, let expires) where guid == session.sessionGUID: return .success((session, expires))
+                case .expired: return .failure(.authorizationExpired)
+                default: return .failure(.authorizationNotFound)
+                }
+            }
         }
+        let (session, expires) = try outcome.get()
+        return (requestor, deviceID, session, resource, expires)
     }
 
     /// The configured rules, in order: the requestor's resource list, the MVPD's denials, the subscriber's denials.

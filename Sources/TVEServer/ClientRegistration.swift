@@ -25,8 +25,8 @@ public final class ClientRegistry: Sendable {
 
     struct State {
         var clients: [String: Client] = [:]
-        var clientOrder: [String] = []
         var tokens: [String: AccessToken] = [:]
+        var lastTokenSweep: Int64?
     }
 
     /// Keys whose software statements are accepted.
@@ -62,13 +62,14 @@ public final class ClientRegistry: Sendable {
         }
         let client = Client(id: Self.randomToken(), secret: Self.randomToken(), issuedAt: clock.nowMilliseconds / 1000,
                             redirectURIs: redirectURI.map { [$0] } ?? [], softwareStatementSubject: statement.subject)
-        state.withLockedValue { state in
-            if state.clientOrder.count >= maximumClients, let oldest = state.clientOrder.first {
-                state.clientOrder.removeFirst()
-                state.clients[oldest] = nil
-            }
+        // Full: refuse. Evicting would let anyone holding the (public) software statement push real apps out.
+        let stored = state.withLockedValue { state -> Bool in
+            guard state.clients.count < maximumClients else { return false }
             state.clients[client.id] = client
-            state.clientOrder.append(client.id)
+            return true
+        }
+        guard stored else {
+            throw .init(status: .serviceUnavailable, error: "temporarily_unavailable", description: "too many registered clients")
         }
         return client
     }
@@ -81,20 +82,25 @@ public final class ClientRegistry: Sendable {
             throw .init(status: .unauthorized, error: "invalid_client", description: "unknown client or wrong secret")
         }
         let token = Self.randomToken()
-        state.withLockedValue { state in
-            if state.tokens.count >= maximumTokens {
+        let stored = state.withLockedValue { state -> Bool in
+            if state.tokens.count >= maximumTokens, state.lastTokenSweep.map({ now &- $0 >= 1000 || now < $0 }) ?? true {
+                state.lastTokenSweep = now
                 state.tokens = state.tokens.filter { $0.value.expiresAt > now }
-                if state.tokens.count >= maximumTokens, let any = state.tokens.keys.first { state.tokens[any] = nil }
             }
+            guard state.tokens.count < maximumTokens else { return false }
             state.tokens[token] = AccessToken(clientID: client.id, expiresAt: now + accessTokenLifetime * 1000)
+            return true
+        }
+        guard stored else {
+            throw .init(status: .serviceUnavailable, error: "temporarily_unavailable", description: "too many access tokens")
         }
         return (token, now)
     }
 
     /// The client an `Authorization: Bearer` value belongs to, when the token is known and not expired.
     public func client(forBearer header: String?) -> String? {
-        guard let header, header.hasPrefix("Bearer ") else { return nil }
-        let token = String(header.dropFirst("Bearer ".count))
+        guard let header, header.prefix(7).lowercased() == "bearer " else { return nil }
+        let token = String(header.dropFirst(7))
         let now = clock.nowMilliseconds
         return state.withLockedValue { state -> String? in
             guard let entry = state.tokens[token] else { return nil }

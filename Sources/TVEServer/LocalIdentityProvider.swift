@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import TVECrypto
 import TVEMetadata
@@ -93,7 +94,7 @@ public struct LocalIdentityProvider: Sendable {
                 <input type="hidden" name="RelayState" value="\(HTML.escape(relay))">
                 <noscript><button type="submit">Continue</button></noscript>
                 </form>
-                <script>document.forms[0].submit()</script>
+                <script>\(HTML.autoSubmitScript)</script>
                 """)
         }
         router.post("idp/:mvpd/sso") { request, context -> Response in
@@ -160,10 +161,22 @@ enum HTML {
         return out
     }
 
+    /// The one script of these pages: it submits the SAML form.
+    static let autoSubmitScript = "document.forms[0].submit()"
+
+    /// Only that script may run (by its hash); nothing may be framed, loaded or used as a base. There is no
+    /// `form-action`: browsers apply it to the redirects after a form post, and the assertion consumer redirects to
+    /// the app's own scheme.
+    static let contentSecurityPolicy: String = {
+        let digest = (try? HashFunction.sha256.hash(Array(autoSubmitScript.utf8))).map { Base64.encode($0) } ?? ""
+        return "default-src 'none'; script-src 'sha256-\(digest)'; style-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+    }()
+
     static func page(_ status: HTTPResponse.Status, title: String, body: String) -> Response {
         let html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(escape(title))</title></head><body>\n\(body)\n</body></html>\n"
-        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                                                  .contentSecurityPolicy: "default-src 'none'; script-src 'unsafe-inline'; form-action 'self'"],
-                         body: .init(byteBuffer: ByteBuffer(string: html)))
+        var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                                   .contentSecurityPolicy: contentSecurityPolicy, .xContentTypeOptions: "nosniff"]
+        if let referrerPolicy = HTTPField.Name("Referrer-Policy") { headers[referrerPolicy] = "no-referrer" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }

@@ -30,24 +30,41 @@ public final class RegistrationCodes: Sendable {
 
     let clock: any MediaTokenClock
     let maximumCodes: Int
-    private let codes = NIOLockedValueBox<[String: Record]>([:])
+
+    private struct Entry {
+        var record: Record
+        /// A browser login completed with this code: it cannot start another.
+        var used = false
+    }
+
+    private let codes = NIOLockedValueBox<[String: Entry]>([:])
 
     public init(maximumCodes: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()) {
         self.maximumCodes = maximumCodes
         self.clock = clock
     }
 
+    /// Seven characters of ``alphabet``, uniformly: bytes at or above the largest multiple of its size are redrawn.
+    static func randomCode() -> String? {
+        let limit = UInt8(256 / alphabet.count * alphabet.count)
+        var characters: [Character] = []
+        while characters.count < 7 {
+            guard let bytes = try? SecureRandom.bytes(count: 16) else { return nil }
+            for byte in bytes where byte < limit && characters.count < 7 { characters.append(alphabet[Int(byte) % alphabet.count]) }
+        }
+        return String(characters)
+    }
+
     func create(requestor: String, deviceID: String, deviceInfo: String, mvpd: String?, ttl: Int64, userAgent: String?) -> Record? {
         let now = clock.nowMilliseconds
-        guard let random = try? SecureRandom.bytes(count: 7) else { return nil }
-        let code = String(random.map { Self.alphabet[Int($0) % Self.alphabet.count] })
+        guard let code = Self.randomCode() else { return nil }
         let record = Record(id: UUID().uuidString.lowercased(), code: code, requestor: requestor, mvpd: mvpd, generated: now,
                             expires: now + ttl * 1000,
                             info: .init(deviceId: deviceID, deviceInfo: deviceInfo, userAgent: userAgent, authorizationType: "OAUTH2"))
         return codes.withLockedValue { codes -> Record? in
-            if codes.count >= maximumCodes { codes = codes.filter { $0.value.expires > now } }
+            if codes.count >= maximumCodes { codes = codes.filter { $0.value.record.expires > now } }
             guard codes.count < maximumCodes, codes[code] == nil else { return nil }
-            codes[code] = record
+            codes[code] = Entry(record: record)
             return record
         }
     }
@@ -56,16 +73,44 @@ public final class RegistrationCodes: Sendable {
     public func record(_ code: String) -> Record? {
         let now = clock.nowMilliseconds
         return codes.withLockedValue { codes -> Record? in
-            guard let record = codes[code] else { return nil }
-            guard record.expires > now else {
+            guard let entry = codes[code] else { return nil }
+            guard entry.record.expires > now else {
                 codes[code] = nil
                 return nil
             }
-            return record
+            return entry.record
         }
     }
 
-    func delete(_ code: String) -> Bool { codes.withLockedValue { $0.removeValue(forKey: code) != nil } }
+    /// The record of a live code of `requestor` that no login has used yet.
+    func loginRecord(_ code: String, requestor: String) -> Record? {
+        let now = clock.nowMilliseconds
+        return codes.withLockedValue { codes in
+            guard let entry = codes[code], entry.record.expires > now, !entry.used, entry.record.requestor == requestor else { return nil }
+            return entry.record
+        }
+    }
+
+    /// Marks a code used by a completed login; `false` when it is gone, expired, used, or not this device's.
+    func consume(_ code: String, requestor: String, deviceID: String) -> Bool {
+        let now = clock.nowMilliseconds
+        return codes.withLockedValue { codes in
+            guard var entry = codes[code], entry.record.expires > now, !entry.used, entry.record.requestor == requestor,
+                  entry.record.info.deviceId == deviceID else { return false }
+            entry.used = true
+            codes[code] = entry
+            return true
+        }
+    }
+
+    /// Deletes a code of `requestor`, in one step.
+    func delete(_ code: String, requestor: String) -> Bool {
+        codes.withLockedValue { codes in
+            guard codes[code]?.record.requestor == requestor else { return false }
+            codes[code] = nil
+            return true
+        }
+    }
 }
 
 extension ServiceProvider {
@@ -75,7 +120,7 @@ extension ServiceProvider {
             try call.requireClient(requestor: requestor.id)
             let deviceID = try call.deviceID()
             guard let deviceInfo = call.field("device_info") ?? ClientRegistry.deviceInfoHeader.flatMap({ call.request.headers[$0] }),
-                  FormFields.isAcceptable(deviceInfo, limit: 8192) else {
+                  FormFields.isAcceptable(deviceInfo, limit: 2048) else {
                 throw ServiceProviderError.badRequest("invalid_device_info", "device_info (or X-Device-Info) is required")
             }
             var ttl = RegistrationCodes.defaultTTL
@@ -104,7 +149,7 @@ extension ServiceProvider {
             let requestor = try call.pathRequestor()
             try call.requireClient(requestor: requestor.id)
             let code = call.path.get("code") ?? ""
-            guard self.codes.record(code)?.requestor == requestor.id, self.codes.delete(code) else {
+            guard self.codes.delete(code, requestor: requestor.id) else {
                 throw ServiceProviderError.registrationCodeNotFound
             }
             return Response(status: .noContent)

@@ -85,6 +85,8 @@ public struct ServiceProvider: Sendable {
 
     /// The longest field value accepted (a resource may be an MRSS document).
     static let maximumFieldBytes = 16 * 1024
+    /// How far a clientless request time may be from now, either way (5 minutes).
+    static let clientlessMaximumAge: Int64 = 300_000
     /// The largest form body accepted (a `SAMLResponse` is the largest field).
     static let maximumBodyBytes = 1_500_000
 
@@ -110,7 +112,8 @@ public struct ServiceProvider: Sendable {
 
     /// Adds every route of the service provider and of its identity provider, with the throttle when configured.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        if let throttle { router.middlewares.add(ThrottlingMiddleware<Context>(throttle: throttle, enhancedErrors: configuration.enhancedErrors)) }
+        if let throttle { router.middlewares.add(ThrottlingMiddleware<Context>(throttle: throttle, enhancedErrors: configuration.enhancedErrors,
+                                                                                   trustsForwardedFor: configuration.trustsForwardedFor)) }
         registry.addRoutes(to: router)
         addRegistrationCodeRoutes(to: router)
         addAuthenticationRoutes(to: router)
@@ -197,9 +200,12 @@ struct APICall: Sendable {
 
     /// Checks the client credential: a Bearer access token; a clientless HMAC-SHA1 header for `requestor` (fresh, its
     /// nonce unused, signed with a configured secret); or a `signed_requestor_id` of `requestor` by a configured key.
+    ///
+    /// **Choice:** the clientless header's `request_uri` is not compared with the request's path: public clients
+    /// disagree on what it holds (adobe-pass-facts.md §4.2), and the HMAC, the method, the time and the nonce bind it.
     func requireClient(requestor: String) throws(ServiceProviderError) {
         let authorization = request.headers[.authorization]
-        if let authorization, authorization.hasPrefix("Bearer ") {
+        if let authorization, authorization.prefix(7).lowercased() == "bearer " {
             guard provider.registry.client(forBearer: authorization) != nil else { throw .unauthorizedClient }
             return
         }
@@ -222,13 +228,18 @@ struct APICall: Sendable {
         guard let authorization = try? ClientlessAuthorization(header: header),
               authorization.requestorID == requestor,
               authorization.method == request.method.rawValue,
-              authorization.isFresh(now: now),
+              authorization.isFresh(now: now, maximumAge: ServiceProvider.clientlessMaximumAge),
               let credential = provider.configuration.requestor(requestor)?.clientlessCredentials?.first(where: { $0.publicKey == authorization.publicKey }),
               authorization.isValid(secret: SecureBytes(utf8: credential.secret), publicKey: credential.publicKey)
         else { throw .unauthorizedClient }
-        // The nonce is single use for as long as the request time is fresh (5 minutes either way).
-        guard provider.state.firstUse(requestor + "\u{0}" + authorization.nonce, in: \.nonces, expires: now + 600_000, now: now) else {
-            throw .unauthorizedClient
+        // The nonce (at most 128 bytes, so that the cache stays small) is single use for as long as the request time is
+        // fresh: until 5 minutes after it.
+        guard authorization.nonce.utf8.count <= 128 else { throw .unauthorizedClient }
+        let expires = max(now, authorization.requestTime) + ServiceProvider.clientlessMaximumAge + 1
+        switch ServiceProviderState.firstUse(requestor + "\u{0}" + authorization.nonce, in: provider.state.nonces, expires: expires, now: now) {
+        case .first: return
+        case .replayed: throw .unauthorizedClient
+        case .full: throw .busy
         }
     }
 }

@@ -67,15 +67,23 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         public var metadataEncryption: String?
         /// Legacy clientless credentials (tvOS `publicKey` / `secret`) accepted instead of a Bearer token.
         public var clientlessCredentials: [ClientlessCredential]?
+        /// The URLs a login may return to (`redirect_url`), matched exactly; ``defaultRedirectURLs`` when absent.
+        public var redirectURLs: [String]?
+
+        /// Adobe's SDK redirect URLs.
+        public static let defaultRedirectURLs = ["adobepass://ios.app", "adobepass://android.app"]
+
+        var allowedRedirectURLs: [String] { redirectURLs ?? Self.defaultRedirectURLs }
 
         public init(id: String, mvpds: [String], resources: [String]? = nil, encryptedMetadataKeys: [String]? = nil,
-                    metadataEncryption: String? = nil, clientlessCredentials: [ClientlessCredential]? = nil) {
+                    metadataEncryption: String? = nil, clientlessCredentials: [ClientlessCredential]? = nil, redirectURLs: [String]? = nil) {
             self.id = id
             self.mvpds = mvpds
             self.resources = resources
             self.encryptedMetadataKeys = encryptedMetadataKeys
             self.metadataEncryption = metadataEncryption
             self.clientlessCredentials = clientlessCredentials
+            self.redirectURLs = redirectURLs
         }
     }
 
@@ -112,11 +120,14 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
     public var throttling: Bool
     /// The most resources one `GET /api/v1/preauthorize` may ask about.
     public var maximumPreauthorizeResources: Int
+    /// Throttle by the first `X-Forwarded-For` address instead of the peer's. Only behind a proxy you run: any client
+    /// can write the header. Off by default.
+    public var trustsForwardedFor: Bool
 
     public init(requestors: [Requestor], mvpds: [MVPD], mediaTokenTTL: Int64 = 420_000, authenticationTTL: Int64 = 86_400,
                 authorizationTTL: Int64 = 86_400, spEntityID: String = Self.defaultSPEntityID,
                 acsURL: String = Self.defaultSPEntityID + "/sp/saml/SAMLAssertionConsumer", enhancedErrors: Bool = false,
-                throttling: Bool = false, maximumPreauthorizeResources: Int = 100) {
+                throttling: Bool = false, maximumPreauthorizeResources: Int = 100, trustsForwardedFor: Bool = false) {
         self.requestors = requestors
         self.mvpds = mvpds
         self.mediaTokenTTL = mediaTokenTTL
@@ -127,13 +138,14 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         self.enhancedErrors = enhancedErrors
         self.throttling = throttling
         self.maximumPreauthorizeResources = maximumPreauthorizeResources
+        self.trustsForwardedFor = trustsForwardedFor
     }
 
     public static let defaultSPEntityID = "https://saml.sp.auth.adobe.com"
 
     enum CodingKeys: String, CodingKey {
         case requestors, mvpds, mediaTokenTTL, authenticationTTL, authorizationTTL, spEntityID, acsURL, enhancedErrors, throttling
-        case maximumPreauthorizeResources
+        case maximumPreauthorizeResources, trustsForwardedFor
     }
 
     /// Reads a configuration; every key but `requestors` and `mvpds` is optional and takes its default.
@@ -149,7 +161,8 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
                   enhancedErrors: try c.decodeIfPresent(Bool.self, forKey: .enhancedErrors) ?? false,
                   throttling: try c.decodeIfPresent(Bool.self, forKey: .throttling) ?? false,
                   maximumPreauthorizeResources: try c.decodeIfPresent(Int.self, forKey: .maximumPreauthorizeResources)
-                      ?? defaults.maximumPreauthorizeResources)
+                      ?? defaults.maximumPreauthorizeResources,
+                  trustsForwardedFor: try c.decodeIfPresent(Bool.self, forKey: .trustsForwardedFor) ?? false)
     }
 
     /// The problems that make this configuration unusable, in words; empty when it is valid.
@@ -167,8 +180,8 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         }
         if Set(requestors.map(\.id)).count != requestors.count { problems.append("requestor ids repeat") }
         if Set(mvpds.map(\.id)).count != mvpds.count { problems.append("MVPD ids repeat") }
-        for (name, value) in [("mediaTokenTTL (ms)", mediaTokenTTL), ("authenticationTTL (s)", authenticationTTL),
-                              ("authorizationTTL (s)", authorizationTTL)] where !(1...31_536_000_000).contains(value) {
+        for (name, value, year) in [("mediaTokenTTL (ms)", mediaTokenTTL, Int64(31_536_000_000)), ("authenticationTTL (s)", authenticationTTL, 31_536_000),
+                                    ("authorizationTTL (s)", authorizationTTL, 31_536_000)] where !(1...year).contains(value) {
             problems.append("\(name) must be positive and at most a year")
         }
         if !(1...10_000).contains(maximumPreauthorizeResources) { problems.append("maximumPreauthorizeResources must be 1 to 10000") }

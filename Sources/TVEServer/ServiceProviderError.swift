@@ -77,6 +77,8 @@ public struct ServiceProviderError: Error, Sendable, Hashable {
                                              details: "no authentication for this device", action: .authentication)
     static let authenticationExpired = Self(status: 410, code: "authentication_session_expired", message: "Gone",
                                             details: "the authentication has expired", action: .authentication)
+    static let authenticationExpiredPrecondition = Self(status: 412, code: "authentication_session_expired", message: "User not Authenticated Error",
+                                                        details: "the authentication has expired", action: .authentication)
     static let authorizationNotFound = Self(status: 404, code: "authorization_not_found", message: "Not Found",
                                             details: "no authorization for this resource", action: .authorization)
     static let authorizationExpired = Self(status: 410, code: "authorization_expired", message: "Gone",
@@ -84,7 +86,7 @@ public struct ServiceProviderError: Error, Sendable, Hashable {
     static func denied(_ message: String) -> Self {
         .init(status: 403, code: "authorization_denied_by_mvpd", message: "User not Authorized Error", details: message, action: .none)
     }
-    static let unknownResource = Self(status: 403, code: "authorization_denied_by_mvpd", message: "User not Authorized Error",
+    static let unknownResource = Self(status: 403, code: "authorization_denied_by_requestor", message: "User not Authorized Error",
                                       details: "the requestor does not offer this resource", action: .none)
     static let throttled = Self(status: 429, code: "too_many_requests", message: "Too Many Requests",
                                 details: "slow down: 1 request per second per device, bursts of 10", action: .retry)

@@ -1,11 +1,15 @@
 import Foundation
 import NIOConcurrencyHelpers
+import TVECrypto
 
-/// A table whose entries expire, with a hard capacity: inserting into a full table first drops what has expired and
-/// then refuses (the caller answers 503) rather than growing without bound or evicting live state silently.
+/// A table whose entries expire, with a hard capacity. Expired entries stay (so that they can still answer "expired")
+/// until a sweep, which runs when the table is full, at most once a second; a table full of live entries refuses
+/// inserts (the caller answers 503) rather than grow without bound, evict live state, or rescan on every insert.
+/// Keys are short (the callers hash or cap what they store), so the capacity bounds the memory.
 struct ExpiringTable<Value: Sendable>: Sendable {
     private(set) var entries: [String: (value: Value, expires: Int64)] = [:]
     let capacity: Int
+    private var lastSweep: Int64?
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -14,21 +18,20 @@ struct ExpiringTable<Value: Sendable>: Sendable {
     /// Inserts or replaces; `false` when the table is full of live entries.
     mutating func insert(_ key: String, _ value: Value, expires: Int64, now: Int64) -> Bool {
         if entries[key] == nil, entries.count >= capacity {
-            entries = entries.filter { $0.value.expires > now }
+            if lastSweep.map({ now &- $0 >= 1000 || now < $0 }) ?? true {
+                lastSweep = now
+                entries = entries.filter { $0.value.expires > now }
+            }
             if entries.count >= capacity { return false }
         }
         entries[key] = (value, expires)
         return true
     }
 
-    /// The live value; an expired entry is removed and reported as `.expired`.
-    mutating func lookup(_ key: String, now: Int64) -> Lookup {
+    /// The entry under `key`: missing, expired, or live with its value.
+    func lookup(_ key: String, now: Int64) -> Lookup {
         guard let entry = entries[key] else { return .missing }
-        guard entry.expires > now else {
-            entries[key] = nil
-            return .expired
-        }
-        return .live(entry.value, expires: entry.expires)
+        return entry.expires > now ? .live(entry.value, expires: entry.expires) : .expired
     }
 
     /// Removes and returns the live value (single use).
@@ -39,10 +42,6 @@ struct ExpiringTable<Value: Sendable>: Sendable {
 
     mutating func remove(_ key: String) {
         entries[key] = nil
-    }
-
-    mutating func removeAll(where predicate: (String) -> Bool) {
-        entries = entries.filter { !predicate($0.key) }
     }
 
     enum Lookup {
@@ -68,57 +67,64 @@ struct AuthenticationSession: Sendable {
     let mvpd: String
     /// The NameID the IdP asserted.
     let userID: String
-    /// The media tokens' `sessionGUID`.
+    /// The media tokens' `sessionGUID`; authorizations name it, so a new login voids the old ones.
     let sessionGUID: String
     /// Authenticated through the platform SSO token exchange.
     let platformSSO: Bool
     let created: Int64
 }
 
-/// The local service provider's state: logins in progress, authentications, authorizations, platform-SSO profile
-/// requests, and the replay caches (SAML assertion IDs, clientless nonces). In memory, expiring and bounded.
+/// What a replay cache says of an identifier.
+enum FirstUse {
+    case first
+    case replayed
+    case full
+}
+
+/// The local service provider's state, each part under its own lock: authentication sessions with the authorizations
+/// they hold, logins in progress, platform-SSO profile requests, and the replay caches (SAML assertion IDs,
+/// clientless nonces). In memory, expiring and bounded.
 final class ServiceProviderState: Sendable {
-    struct Tables {
-        var logins: ExpiringTable<PendingLogin>
+    struct Identity {
         var sessions: ExpiringTable<AuthenticationSession>
+        /// Keyed by device and SHA-256 of the resource; the value is the session GUID that was authorized.
         var authorizations: ExpiringTable<String>
-        var profileRequests: ExpiringTable<String>
-        var assertionIDs: ExpiringTable<Bool>
-        var nonces: ExpiringTable<Bool>
     }
 
-    let tables: NIOLockedValueBox<Tables>
+    let identity: NIOLockedValueBox<Identity>
+    let logins: NIOLockedValueBox<ExpiringTable<PendingLogin>>
+    let profileRequests: NIOLockedValueBox<ExpiringTable<String>>
+    let assertionIDs: NIOLockedValueBox<ExpiringTable<Bool>>
+    let nonces: NIOLockedValueBox<ExpiringTable<Bool>>
 
     init(capacity: Int) {
-        tables = NIOLockedValueBox(Tables(logins: .init(capacity: capacity), sessions: .init(capacity: capacity),
-                                          authorizations: .init(capacity: capacity * 4), profileRequests: .init(capacity: capacity),
-                                          assertionIDs: .init(capacity: capacity), nonces: .init(capacity: capacity * 4)))
+        identity = NIOLockedValueBox(Identity(sessions: .init(capacity: capacity), authorizations: .init(capacity: capacity * 4)))
+        logins = NIOLockedValueBox(.init(capacity: capacity))
+        profileRequests = NIOLockedValueBox(.init(capacity: capacity))
+        assertionIDs = NIOLockedValueBox(.init(capacity: capacity))
+        nonces = NIOLockedValueBox(.init(capacity: capacity))
     }
 
-    /// The key of a device's state for a requestor. NUL cannot occur in a form field we accept, so keys are unique.
+    /// The key of a device's state for a requestor. Neither part can hold NUL (fields with control characters are
+    /// refused), so keys are unique.
     static func deviceKey(_ requestor: String, _ deviceID: String) -> String { requestor + "\u{0}" + deviceID + "\u{0}" }
 
+    /// A device's authorization of a resource: the resource is hashed, so that a 16 KiB MRSS resource costs 64 bytes.
     static func authorizationKey(_ requestor: String, _ deviceID: String, _ resource: String) -> String {
-        deviceKey(requestor, deviceID) + resource
+        let digest = (try? HashFunction.sha256.hash(Array(resource.utf8))) ?? Array(resource.utf8.prefix(64))
+        return deviceKey(requestor, deviceID) + digest.map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Records a replay-protected identifier (assertion ID or nonce) until `expires`; `false` when it was seen or the
-    /// cache is full (fail closed).
-    func firstUse(_ id: String, in table: WritableKeyPath<Tables, ExpiringTable<Bool>>, expires: Int64, now: Int64) -> Bool {
-        tables.withLockedValue { tables in
-            if case .live = tables[keyPath: table].lookup(id, now: now) { return false }
-            return tables[keyPath: table].insert(id, true, expires: expires, now: now)
+    /// Records a replay-protected identifier until `expires`.
+    static func firstUse(_ id: String, in table: NIOLockedValueBox<ExpiringTable<Bool>>, expires: Int64, now: Int64) -> FirstUse {
+        table.withLockedValue { table in
+            if case .live = table.lookup(id, now: now) { return .replayed }
+            return table.insert(id, true, expires: expires, now: now) ? .first : .full
         }
     }
 
-    /// Ends a device's authentication and every authorization it holds.
-    func logout(requestor: String, deviceID: String) -> Bool {
-        let key = Self.deviceKey(requestor, deviceID)
-        return tables.withLockedValue { tables in
-            let existed = tables.sessions.entries[key] != nil
-            tables.sessions.remove(key)
-            tables.authorizations.removeAll { $0.hasPrefix(key) }
-            return existed
-        }
+    /// Ends a device's authentication; its authorizations die with the session GUID they name.
+    func logout(requestor: String, deviceID: String) {
+        identity.withLockedValue { $0.sessions.remove(Self.deviceKey(requestor, deviceID)) }
     }
 }

@@ -6,7 +6,9 @@ import NIOConcurrencyHelpers
 import TVETokens
 
 /// Adobe's throttle: a token bucket per device — 1 request per second, an initial burst of 10 — and HTTP 429 once it
-/// is empty. The device is the first `X-Forwarded-For` address (server-to-server calls) or the peer address.
+/// is empty. The device is the peer address, or the first `X-Forwarded-For` address when the service provider trusts
+/// that header (behind a proxy or for server-to-server callers). The table of buckets is bounded: when it is full,
+/// buckets that have refilled are dropped, then the least recently used one.
 public final class TokenBucketThrottle: Sendable {
     public let ratePerSecond: Double
     public let burst: Double
@@ -32,9 +34,11 @@ public final class TokenBucketThrottle: Sendable {
         let now = clock.nowMilliseconds
         return buckets.withLockedValue { buckets in
             if buckets[device] == nil, buckets.count >= maximumDevices {
-                // Buckets that have refilled carry no state worth keeping.
-                buckets = buckets.filter { Double(now - $0.value.updated) / 1000 * ratePerSecond + $0.value.tokens < burst }
-                if buckets.count >= maximumDevices { return false }
+                // Buckets that have refilled carry no state worth keeping; else the least recently used goes.
+                buckets = buckets.filter { Double(max(0, now - $0.value.updated)) / 1000 * ratePerSecond + $0.value.tokens < burst }
+                if buckets.count >= maximumDevices, let oldest = buckets.min(by: { $0.value.updated < $1.value.updated })?.key {
+                    buckets[oldest] = nil
+                }
             }
             var bucket = buckets[device] ?? Bucket(tokens: burst, updated: now)
             bucket.tokens = min(burst, bucket.tokens + Double(max(0, now - bucket.updated)) / 1000 * ratePerSecond)
@@ -50,21 +54,24 @@ public final class TokenBucketThrottle: Sendable {
     }
 }
 
-/// Applies a ``TokenBucketThrottle`` to the service provider's API (`/api/`, `/o/client/`, `/reggie/`); the login
-/// pages and the verification service are not throttled.
+/// Applies a ``TokenBucketThrottle`` to the service provider (`/api/`, `/o/client/`, `/reggie/`) and to the identity
+/// provider's pages (`/idp/`, where passwords are tried); the verification service is not throttled.
 struct ThrottlingMiddleware<Context: RequestContext>: RouterMiddleware {
     let throttle: TokenBucketThrottle
     let enhancedErrors: Bool
+    let trustsForwardedFor: Bool
+    static var throttledPrefixes: Set<Substring> { ["api", "o", "reggie", "idp"] }
 
     static var forwardedFor: HTTPField.Name? { HTTPField.Name("X-Forwarded-For") }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let path = request.uri.path
-        guard path.hasPrefix("/api/") || path.hasPrefix("/o/client/") || path.hasPrefix("/reggie/") else {
+        // The first non-empty segment: the router ignores empty ones, so `//api/…` must count as `/api/…`.
+        guard let first = request.uri.path.split(separator: "/").first, Self.throttledPrefixes.contains(first) else {
             return try await next(request, context)
         }
-        let forwarded = Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",").first
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let forwarded = trustsForwardedFor
+            ? Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
+            : nil
         let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
         let device = String((forwarded ?? peer ?? "unknown").prefix(64))
         guard throttle.allow(device) else {

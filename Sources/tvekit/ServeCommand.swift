@@ -90,6 +90,9 @@ struct ServeCommand: AsyncParsableCommand {
             } else {
                 configuration = .sandbox
             }
+            if !["127.0.0.1", "::1", "localhost"].contains(host) {
+                Output.progress("warning: the sandbox's passwords and clientless secrets are public; serving it beyond loopback (\(host)) exposes it")
+            }
             Output.progress("generating the sandbox keys...")
             let keys = try SandboxKeys()
             let statement = try SoftwareStatement.issue(subject: UUID().uuidString.lowercased(),
@@ -115,6 +118,13 @@ struct ServeCommand: AsyncParsableCommand {
     private func writeAppSide(_ keys: SandboxKeys, statement: String) throws -> String {
         let manager = FileManager.default
         let directory = keysOut ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("tvekit-sandbox-" + UUID().uuidString.lowercased())
+        // An existing directory must be a real directory of ours that nobody else can read.
+        var status = stat()
+        if lstat(directory, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(), status.st_mode & 0o077 == 0 else {
+                throw CLIError(message: "--keys-out \(directory) exists and is not a private directory of this user (mode 0700, not a symlink)")
+            }
+        }
         do {
             try manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let files: [(String, Data)] = [

@@ -108,14 +108,23 @@ struct Sandbox: Sendable {
                             headers: ["Authorization": authorization ?? bearer])
     }
 
-    /// The whole browser login, as a browser does it: `GET /api/v1/authenticate`, follow the redirect to the MVPD's
-    /// login page, submit the form, submit the auto-posting form to the assertion consumer, and stop at the first
-    /// redirect that leaves HTTP. Returns that URL (or nil) and every page seen.
-    func browserLogin(mvpd: String = "SandboxCable", device: String? = "device-1", regCode: String? = nil, username: String = "viewer",
+    /// Creates a registration code for `device`, as the app does before it opens the login page.
+    func registrationCode(device: String = "device-1", mvpd: String? = nil) async throws -> String {
+        var form = [("deviceId", device), ("device_info", "e30=")]
+        if let mvpd { form.append(("mvpd", mvpd)) }
+        let created = try await http.send("POST", "reggie/v1/\(Self.requestor)/regcode", form: form, headers: ["Authorization": bearer])
+        return try #require(created.json["code"] as? String)
+    }
+
+    /// The whole browser login, as a browser does it: `GET /api/v1/authenticate` with a registration code of `device`
+    /// (or `regCode`), follow the redirect to the MVPD's login page, submit the form, submit the auto-posting form to
+    /// the assertion consumer, and stop at the first redirect that leaves HTTP. Returns that URL (or nil) and every
+    /// page seen.
+    func browserLogin(mvpd: String = "SandboxCable", device: String = "device-1", regCode: String? = nil, username: String = "viewer",
                       password: String = "sandbox-password", redirect: String? = "adobepass://ios.app") async throws -> (String?, [HTTPResult]) {
-        var query = [("requestor_id", Self.requestor), ("mso_id", mvpd), ("domain_name", "tvekit.test"), ("noflash", "true")]
-        if let device { query.append(("deviceId", device)) }
-        if let regCode { query.append(("reg_code", regCode)) }
+        var code = regCode ?? ""
+        if regCode == nil { code = try await registrationCode(device: device) }
+        var query = [("requestor_id", Self.requestor), ("mso_id", mvpd), ("domain_name", "tvekit.test"), ("noflash", "true"), ("reg_code", code)]
         if let redirect { query.append(("redirect_url", redirect)) }
         var pages: [HTTPResult] = []
         var response = try await http.send("GET", "api/v1/authenticate", query: query)

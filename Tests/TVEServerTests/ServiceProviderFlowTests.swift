@@ -2,11 +2,12 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Hummingbird
 import Testing
 import TVECrypto
 import TVEMetadata
 import TVESAML
-import TVEServer
+@testable import TVEServer
 import TVETokens
 
 @Suite("Local service provider: authentication")
@@ -49,30 +50,99 @@ struct AuthenticationFlowTests {
         }
     }
 
-    @Test("without redirect_url the login ends on a page; a dangerous redirect_url is refused")
-    func redirectURL() async throws {
-        try await withSandbox { sandbox in
+    @Test("rejectsOpenRedirect: redirect_url must be one of the requestor's; without one the login ends on a page")
+    func rejectsOpenRedirect() async throws {
+        var configuration = ServiceProviderConfiguration.sandbox
+        configuration.requestors[0].redirectURLs = ["adobepass://ios.app", "adbe.tvekit.test://done"]
+        try await withSandbox(configuration) { sandbox in
             let (location, pages) = try await sandbox.browserLogin(redirect: nil)
             #expect(location == nil)
             #expect(pages.last?.status == 200 && pages.last?.text.contains("You are signed in") == true)
-            for bad in ["javascript:alert(1)", "data:text/html,x", "not a url", "relative/path"] {
+            #expect(try await sandbox.browserLogin(device: "device-2", redirect: "adbe.tvekit.test://done").0 == "adbe.tvekit.test://done")
+            let code = try await sandbox.registrationCode(device: "device-3")
+            for bad in ["https://evil.example/", "adobepass://ios.app.evil", "javascript:alert(1)", "data:text/html,x", "adobepass://android.app"] {
                 let response = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-                    ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("deviceId", "d"), ("redirect_url", bad)])
-                #expect(response.status == 400, "redirect_url \(bad)")
+                    ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", code), ("redirect_url", bad)])
+                #expect(response.status == 403, "redirect_url \(bad)")
             }
             let unknownMVPD = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-                ("requestor_id", Sandbox.requestor), ("mso_id", "Nope"), ("deviceId", "d")])
+                ("requestor_id", Sandbox.requestor), ("mso_id", "Nope"), ("reg_code", code)])
             #expect(unknownMVPD.status == 400)
             let unknownRequestor = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-                ("requestor_id", "nope"), ("mso_id", "SandboxCable"), ("deviceId", "d")])
+                ("requestor_id", "nope"), ("mso_id", "SandboxCable"), ("reg_code", code)])
             #expect(unknownRequestor.status == 400)
+        }
+    }
+
+    @Test("rejectsDeviceFixation: a bare deviceId needs the app's credential; a registration code serves one login")
+    func rejectsDeviceFixation() async throws {
+        try await withSandbox { sandbox in
+            let bare = [("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("deviceId", "victim")]
+            #expect(try await sandbox.http.send("GET", "api/v1/authenticate", query: bare).status == 401)
+            #expect(try await sandbox.http.send("GET", "api/v1/authenticate", query: bare, headers: ["Authorization": sandbox.bearer]).status == 302)
+            // A code that completed a login cannot start another.
+            let code = try await sandbox.registrationCode(device: "tv-1")
+            #expect(try await sandbox.browserLogin(regCode: code).0 == "adobepass://ios.app")
+            let again = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
+                ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", code)])
+            #expect(again.status == 404)
+            // A code deleted while its login is pending does not complete it.
+            let deleted = try await sandbox.registrationCode(device: "tv-2")
+            let start = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
+                ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", deleted)])
+            let page = try await sandbox.http.send("GET", try #require(start.header("Location")))
+            let form = try #require(page.form)
+            let signed = try await sandbox.http.send("POST", form.action, form: form.fields + [("username", "viewer"), ("password", "sandbox-password")])
+            #expect(try await sandbox.http.send("DELETE", "reggie/v1/tvekit-sandbox/regcode/\(deleted)", headers: ["Authorization": sandbox.bearer]).status == 204)
+            let consumed = try await sandbox.http.send("POST", "sp/saml/SAMLAssertionConsumer", form: try #require(signed.form).fields)
+            #expect(consumed.status == 403)
+            #expect(try await sandbox.api("api/v1/checkauthn", device: "tv-2").status == 403)
+            // A code bound to an MVPD serves only that MVPD's login.
+            let bound = try await sandbox.registrationCode(device: "tv-3", mvpd: "SandboxSSO")
+            #expect(try await sandbox.http.send("GET", "api/v1/authenticate", query: [
+                ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", bound)]).status == 400)
+        }
+    }
+
+    @Test("rejectsCrossMVPDResponse: a login pending for one MVPD cannot be completed by another MVPD's identity provider")
+    func rejectsCrossMVPDResponse() async throws {
+        try await withSandbox { sandbox in
+            let code = try await sandbox.registrationCode()
+            let start = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
+                ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", code)])
+            let page = try await sandbox.http.send("GET", try #require(start.header("Location")))
+            let form = try #require(page.form)
+            let other = try await sandbox.http.send("POST", "/idp/SandboxSSO/login",
+                                                    form: form.fields + [("username", "sso-viewer"), ("password", "sandbox-password")])
+            let response = try await sandbox.http.send("POST", "sp/saml/SAMLAssertionConsumer", form: try #require(other.form).fields)
+            #expect(response.status == 403)
+            #expect(response.text.contains("assertion.issuer") || response.text.contains("response.issuer"))
+            #expect(try await sandbox.api("api/v1/checkauthn").status == 403)
+        }
+    }
+
+    @Test("rejectsReplayedAssertion: the same assertion cannot establish a second session, even for the same request")
+    func rejectsReplayedAssertion() async throws {
+        try await withSandbox { sandbox in
+            let provider = sandbox.provider
+            let user = try #require(provider.configuration.mvpds.first?.users.first)
+            let response = try provider.identityProvider.signedResponse(mvpdID: "SandboxCable", user: user, inResponseTo: "_request-1")
+            try provider.establishSession(samlResponse: response, requestor: Sandbox.requestor, mvpdID: "SandboxCable", deviceID: "d1",
+                                          requestID: "_request-1", platformSSO: false)
+            #expect(throws: ServiceProviderError.self) {
+                try provider.establishSession(samlResponse: response, requestor: Sandbox.requestor, mvpdID: "SandboxCable", deviceID: "d2",
+                                              requestID: "_request-1", platformSSO: false)
+            }
+            #expect(try await sandbox.api("api/v1/checkauthn", device: "d1").status == 200)
+            #expect(try await sandbox.api("api/v1/checkauthn", device: "d2").status == 403)
         }
     }
 
     /// Starts a login and returns the IdP's auto-post form fields (SAMLResponse, RelayState) without posting them.
     func pendingACSPost(_ sandbox: Sandbox, device: String = "device-1") async throws -> [(String, String)] {
+        let code = try await sandbox.registrationCode(device: device)
         let start = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-            ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("deviceId", device), ("redirect_url", "adobepass://ios.app")])
+            ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", code), ("redirect_url", "adobepass://ios.app")])
         let location = try #require(start.header("Location"))
         let page = try await sandbox.http.send("GET", location)
         let form = try #require(page.form)
@@ -119,14 +189,16 @@ struct AuthenticationFlowTests {
 
     @Test("second screen: regcode → login bound to the code → checkauthn/{code}; unknown codes are 404")
     func secondScreen() async throws {
-        try await withSandbox { sandbox in
+        var configuration = ServiceProviderConfiguration.sandbox
+        configuration.requestors.append(.init(id: "tvekit-other", mvpds: ["SandboxCable"]))
+        try await withSandbox(configuration) { sandbox in
             let created = try await sandbox.http.send("POST", "reggie/v1/tvekit-sandbox/regcode",
                                                       form: [("deviceId", "tv-1"), ("device_info", "e30=")], headers: ["Authorization": sandbox.bearer])
             #expect(created.status == 201)
             let code = try #require(created.json["code"] as? String)
             #expect(try await sandbox.http.send("GET", "api/v1/checkauthn/\(code)", query: [("requestor", Sandbox.requestor)],
                                                 headers: ["Authorization": sandbox.bearer]).status == 403)
-            let (location, _) = try await sandbox.browserLogin(device: nil, regCode: code, redirect: nil)
+            let (location, _) = try await sandbox.browserLogin(regCode: code, redirect: nil)
             #expect(location == nil)
             #expect(try await sandbox.http.send("GET", "api/v1/checkauthn/\(code)", query: [("requestor", Sandbox.requestor)],
                                                 headers: ["Authorization": sandbox.bearer]).status == 200)
@@ -135,9 +207,16 @@ struct AuthenticationFlowTests {
             #expect(try await sandbox.http.send("GET", "api/v1/checkauthn/NOPE234", query: [("requestor", Sandbox.requestor)],
                                                 headers: ["Authorization": sandbox.bearer]).status == 404)
             #expect(try await sandbox.http.send("GET", "api/v1/checkauthn/\(code)", query: [("requestor", Sandbox.requestor)]).status == 401)
+            #expect(try await sandbox.http.send("GET", "api/v1/checkauthn/NOPE234", query: [("requestor", Sandbox.requestor)]).status == 401)
             let badCode = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
                 ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", "NOPE234")])
             #expect(badCode.status == 404)
+            // Another requestor's code (a second requestor served by the same MVPD) is not found for this one.
+            let otherCode = try await sandbox.registrationCode(device: "tv-9")
+            #expect(try await sandbox.http.send("GET", "api/v1/authenticate", query: [
+                ("requestor_id", "tvekit-other"), ("mso_id", "SandboxCable"), ("reg_code", otherCode)]).status == 404)
+            #expect(try await sandbox.http.send("GET", "api/v1/checkauthn/\(code)", query: [("requestor", "tvekit-other")],
+                                                headers: ["Authorization": sandbox.bearer]).status == 404)
         }
     }
 
@@ -264,7 +343,8 @@ struct AuthorizationFlowTests {
             #expect(Int64(media.json["expires"] as? String ?? "") == sandbox.clock.nowMilliseconds + 90_000)
             sandbox.clock.advance(seconds: 61)
             #expect(try await sandbox.api("api/v1/tokens/authz", [("resource", "news")]).status == 410)
-            #expect(try await sandbox.api("api/v1/tokens/media", [("resource", "news")]).status == 404)
+            #expect(try await sandbox.api("api/v1/tokens/authz", [("resource", "news")]).status == 410)
+            #expect(try await sandbox.api("api/v1/tokens/media", [("resource", "news")]).status == 410)
             #expect(try await sandbox.api("api/v1/authorize", [("resource", "news")]).status == 200)
         }
     }
@@ -431,14 +511,21 @@ struct ServiceProviderPolicyTests {
             #expect(statuses == Array(repeating: 200, count: 8) + [429])
             let throttled = try await sandbox.api("api/v1/config/tvekit-sandbox")
             #expect(throttled.status == 429 && throttled.header("Retry-After") == "1")
-            // Another device (X-Forwarded-For from a server-to-server caller) has its own bucket.
+            // X-Forwarded-For is not trusted by default, doubled slashes are the same path, and the login pages count too.
             #expect(try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", headers: ["Authorization": sandbox.bearer,
-                                                                                                 "X-Forwarded-For": "192.0.2.7"]).status == 200)
-            // The login pages are not throttled.
-            #expect(try await sandbox.http.send("GET", "idp/SandboxCable/login", query: [("request_id", "_x"), ("RelayState", "y")]).status == 200)
+                                                                                                 "X-Forwarded-For": "192.0.2.7"]).status == 429)
+            #expect(try await sandbox.http.send("GET", "//api/v1/config/tvekit-sandbox", headers: ["Authorization": sandbox.bearer]).status == 429)
+            #expect(try await sandbox.http.send("GET", "idp/SandboxCable/login", query: [("request_id", "_x"), ("RelayState", "y")]).status == 429)
             sandbox.clock.advance(seconds: 1)
             #expect(try await sandbox.api("api/v1/config/tvekit-sandbox").status == 200)
             #expect(try await sandbox.api("api/v1/config/tvekit-sandbox").status == 429)
+        }
+        configuration.trustsForwardedFor = true
+        try await withSandbox(configuration) { sandbox in
+            for _ in 0..<12 { _ = try await sandbox.api("api/v1/config/tvekit-sandbox") }
+            // Behind a trusted proxy, each forwarded address has its own bucket.
+            #expect(try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", headers: ["Authorization": sandbox.bearer,
+                                                                                                 "X-Forwarded-For": "192.0.2.7, 10.0.0.1"]).status == 200)
         }
         try await withSandbox { sandbox in
             for _ in 0..<15 {
@@ -458,13 +545,85 @@ struct ServiceProviderPolicyTests {
         #expect(throws: ServiceProviderError.self) { try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys) }
     }
 
-    @Test("the login page escapes what it echoes and refuses odd request IDs")
-    func loginPageEscaping() async throws {
-        try await withSandbox { sandbox in
+    @Test("rejectsHTMLInjection: the login page escapes the configured names and refuses odd request IDs")
+    func rejectsHTMLInjection() async throws {
+        var configuration = ServiceProviderConfiguration.sandbox
+        configuration.mvpds[0].displayName = "<script>alert(1)</script> & \"Cable\""
+        try await withSandbox(configuration) { sandbox in
+            let page = try await sandbox.http.send("GET", "idp/SandboxCable/login", query: [("request_id", "_x"), ("RelayState", "y")])
+            #expect(page.status == 200)
+            #expect(!page.text.contains("<script>alert"))
+            #expect(page.text.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Cable&quot;"))
+            #expect(page.header("Content-Security-Policy")?.contains("script-src 'sha256-") == true)
+            #expect(page.header("X-Content-Type-Options") == "nosniff")
             let odd = try await sandbox.http.send("GET", "idp/SandboxCable/login", query: [("request_id", "\"><script>"), ("RelayState", "y")])
             #expect(odd.status == 400)
             #expect(!odd.text.contains("<script>"))
             #expect(try await sandbox.http.send("GET", "idp/Nope/login", query: [("request_id", "_x"), ("RelayState", "y")]).status == 400)
+        }
+    }
+
+    @Test("rejectsControlCharacters: NUL and other control characters in deviceId or resource are a 400")
+    func rejectsControlCharacters() async throws {
+        try await withSandbox { sandbox in
+            _ = try await sandbox.browserLogin()
+            #expect(try await sandbox.api("api/v1/checkauthn", device: "device-1\u{0}x").status == 400)
+            #expect(try await sandbox.api("api/v1/authorize", [("resource", "news\u{0}")]).status == 400)
+            #expect(try await sandbox.api("api/v1/preauthorize", [("resource", "news,bad\u{1}")]).status == 400)
+        }
+    }
+
+    @Test("a full state table answers 503 instead of growing or evicting live state")
+    func capacity() async throws {
+        let keys = try #require(SharedKeys.sandbox)
+        let clock = TestClock()
+        let provider = try ServiceProvider(configuration: .sandbox, keys: keys.serviceProviderKeys, clock: clock, stateCapacity: 2)
+        let router = Router(context: ServerRequestContext.self)
+        provider.addRoutes(to: router)
+        try await withRunningServer(router) { url in
+            let http = HTTPClient(base: url)
+            let statement = try SoftwareStatement.issue(subject: "app", issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
+            var request = URLRequest(url: url.appendingPathComponent("o/client/register"))
+            request.httpMethod = "POST"
+            request.httpBody = try JSONSerialization.data(withJSONObject: ["software_statement": statement.compact])
+            request.setValue("e30=", forHTTPHeaderField: "X-Device-Info")
+            let client = (try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: request).0)) as? [String: Any] ?? [:]
+            let token = try await http.send("POST", "o/client/token", form: [("client_id", client["client_id"] as? String ?? ""),
+                                                                           ("client_secret", client["client_secret"] as? String ?? ""),
+                                                                           ("grant_type", "client_credentials")])
+            let bearer = "Bearer " + (try #require(token.json["access_token"] as? String))
+            var statuses: [Int] = []
+            for device in ["a", "b", "c"] {
+                statuses.append(try await http.send("POST", "reggie/v1/tvekit-sandbox/regcode", form: [("deviceId", device), ("device_info", "e30=")],
+                                                    headers: ["Authorization": bearer]).status)
+            }
+            #expect(statuses == [201, 201, 503])
+            var logins: [Int] = []
+            for device in ["a", "b", "c"] {
+                logins.append(try await http.send("GET", "api/v1/authenticate", query: [
+                    ("requestor_id", "tvekit-sandbox"), ("mso_id", "SandboxCable"), ("deviceId", device)], headers: ["Authorization": bearer]).status)
+            }
+            #expect(logins == [302, 302, 503])
+            // Once the pending logins expire (10 minutes), the table takes new ones again.
+            clock.advance(seconds: 601)
+            #expect(try await http.send("GET", "api/v1/authenticate", query: [
+                ("requestor_id", "tvekit-sandbox"), ("mso_id", "SandboxCable"), ("deviceId", "d")], headers: ["Authorization": bearer]).status == 302)
+        }
+    }
+
+    @Test("rejectsInheritedAuthorization: a new login on the device voids the authorizations of the previous subscriber")
+    func rejectsInheritedAuthorization() async throws {
+        var configuration = ServiceProviderConfiguration.sandbox
+        configuration.mvpds[0].users.append(.init(username: "kid", password: "kid-password", metadata: ["userID": #""u-kid""#],
+                                                  deniedResources: ["news": "Not for this profile."]))
+        try await withSandbox(configuration) { sandbox in
+            _ = try await sandbox.browserLogin()
+            #expect(try await sandbox.api("api/v1/authorize", [("resource", "news")]).status == 200)
+            _ = try await sandbox.browserLogin(username: "kid", password: "kid-password")
+            #expect(try await sandbox.api("api/v1/tokens/authn").json["userId"] as? String == "u-kid")
+            #expect(try await sandbox.api("api/v1/tokens/authz", [("resource", "news")]).status == 404)
+            #expect(try await sandbox.api("api/v1/tokens/media", [("resource", "news")]).status == 404)
+            #expect(try await sandbox.api("api/v1/authorize", [("resource", "news")]).json["details"] as? String == "Not for this profile.")
         }
     }
 }

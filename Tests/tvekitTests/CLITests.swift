@@ -412,6 +412,17 @@ struct ServeCommandTests {
         return process.terminationStatus
     }
 
+    @Test("tvekit serve refuses to write the sandbox's private keys into a directory others can read")
+    func keysOutPermissions() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-open-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outcome = try CLI.run(["serve", "--port", "0", "--keys-out", directory.path])
+        #expect(outcome.status != 0)
+        #expect(outcome.stderr.contains("not a private directory"))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("metadata-private.pem").path))
+    }
+
     @Test("tvekit serve --verifier-only verifies a token over HTTP and stops cleanly on SIGTERM")
     func serveVerifierOnly() async throws {
         let token = try CLI.run(["token", "issue", "--private-key", CLI.fixture("leaf.pkcs8.pem"), "--requestor", "r1", "--resource", "res",
@@ -464,7 +475,7 @@ struct ServeCommandTests {
         #expect(try await Self.stop(process, signal: SIGINT) == 0)
         // One log line per request, and never a secret.
         let log = collector.text
-        #expect(log.contains("GET /api/v1/config/tvekit-sandbox 200"))
+        #expect(log.contains("GET /api/v1/config/{requestor} 200"))
         #expect(!log.contains(bearer.dropFirst(7)))
         #expect(!log.contains(client["client_secret"] as? String ?? "-"))
     }
