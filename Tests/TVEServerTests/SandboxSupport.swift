@@ -159,18 +159,23 @@ func withSandbox(_ configuration: ServiceProviderConfiguration = .sandbox, clock
     let router = Router(context: ServerRequestContext.self)
     provider.addRoutes(to: router)
     try await withRunningServer(router) { url in
-        let http = HTTPClient(base: url)
-        let statement = try SoftwareStatement.issue(subject: "app", issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
-        var request = URLRequest(url: url.appendingPathComponent("o/client/register"))
-        request.httpMethod = "POST"
-        request.httpBody = try JSONSerialization.data(withJSONObject: ["software_statement": statement.compact])
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("e30=", forHTTPHeaderField: "X-Device-Info")
-        let client = (try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: request).0)) as? [String: Any] ?? [:]
-        let token = try await http.send("POST", "o/client/token", form: [("client_id", client["client_id"] as? String ?? ""),
-                                                                       ("client_secret", client["client_secret"] as? String ?? ""),
-                                                                       ("grant_type", "client_credentials")])
-        let bearer = "Bearer " + (try #require(token.json["access_token"] as? String))
-        try await body(Sandbox(http: http, keys: keys, clock: clock, provider: provider, bearer: bearer))
+        let bearer = try await registerApp(url, keys: keys, clock: clock)
+        try await body(Sandbox(http: HTTPClient(base: url), keys: keys, clock: clock, provider: provider, bearer: bearer))
     }
+}
+
+/// Registers an app with the software statement of `keys` and returns its `Authorization: Bearer …` value.
+func registerApp(_ url: URL, keys: SandboxKeys, clock: TestClock) async throws -> String {
+    let http = HTTPClient(base: url)
+    let statement = try SoftwareStatement.issue(subject: "app", issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
+    var request = URLRequest(url: url.appendingPathComponent("o/client/register"))
+    request.httpMethod = "POST"
+    request.httpBody = try JSONSerialization.data(withJSONObject: ["software_statement": statement.compact])
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.setValue("e30=", forHTTPHeaderField: "X-Device-Info")
+    let client = (try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: request).0)) as? [String: Any] ?? [:]
+    let token = try await http.send("POST", "o/client/token", form: [("client_id", client["client_id"] as? String ?? ""),
+                                                                   ("client_secret", client["client_secret"] as? String ?? ""),
+                                                                   ("grant_type", "client_credentials")])
+    return "Bearer " + (try #require(token.json["access_token"] as? String))
 }

@@ -582,16 +582,7 @@ struct ServiceProviderPolicyTests {
         provider.addRoutes(to: router)
         try await withRunningServer(router) { url in
             let http = HTTPClient(base: url)
-            let statement = try SoftwareStatement.issue(subject: "app", issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
-            var request = URLRequest(url: url.appendingPathComponent("o/client/register"))
-            request.httpMethod = "POST"
-            request.httpBody = try JSONSerialization.data(withJSONObject: ["software_statement": statement.compact])
-            request.setValue("e30=", forHTTPHeaderField: "X-Device-Info")
-            let client = (try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: request).0)) as? [String: Any] ?? [:]
-            let token = try await http.send("POST", "o/client/token", form: [("client_id", client["client_id"] as? String ?? ""),
-                                                                           ("client_secret", client["client_secret"] as? String ?? ""),
-                                                                           ("grant_type", "client_credentials")])
-            let bearer = "Bearer " + (try #require(token.json["access_token"] as? String))
+            let bearer = try await registerApp(url, keys: keys, clock: clock)
             var statuses: [Int] = []
             for device in ["a", "b", "c"] {
                 statuses.append(try await http.send("POST", "reggie/v1/tvekit-sandbox/regcode", form: [("deviceId", device), ("device_info", "e30=")],
