@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "TVEJSON", targets: ["TVEJSON"]),
         .library(name: "TVEMetadata", targets: ["TVEMetadata"]),
         .library(name: "TVESAML", targets: ["TVESAML"]),
+        .library(name: "TVEAccessEnabler", targets: ["TVEAccessEnabler"]),
         .library(name: "TVEServer", targets: ["TVEServer"]),
         .executable(name: "tvekit", targets: ["tvekit"]),
     ],
@@ -63,6 +64,13 @@ let package = Package(
         .target(
             name: "TVESAML",
             dependencies: ["TVECrypto", "CLibXML2", "CTVEShims"]
+        ),
+        .target(
+            name: "TVEAccessEnabler",
+            dependencies: [
+                "TVECrypto", "TVEJSON", "TVETokens", "TVEMetadata", "TVESAML",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
         .target(
             name: "TVEServer",

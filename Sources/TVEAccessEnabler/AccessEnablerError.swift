@@ -1,0 +1,58 @@
+import Foundation
+
+/// The flow layer's one error type. ``code`` is the AccessEnabler constant the delegate API reports (the seeds'
+/// error codes and Adobe's advanced codes); ``message`` says what went wrong and where, never a secret.
+public struct AccessEnablerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable error code.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        // The original callbacks' codes.
+        public static let userNotAuthenticated = Code("User Not Authenticated Error")
+        public static let providerNotSelected = Code("Provider not Selected Error")
+        public static let providerNotAvailable = Code("Provider not Available Error")
+        public static let genericAuthentication = Code("Generic Authentication Error")
+        public static let internalAuthentication = Code("Internal Authentication Error")
+        public static let genericAuthorization = Code("Generic Authorization Error")
+        public static let internalAuthorization = Code("Internal Authorization Error")
+        public static let userNotAuthorized = Code("User not Authorized Error")
+        public static let internalError = Code("Internal Error")
+        // Advanced codes (adobe-pass-facts.md §6).
+        /// The requestor is not configured on any service provider.
+        public static let invalidRequestor = Code("CFG400")
+        /// The service provider throttled the requests.
+        public static let throttled = Code("CFG429")
+        /// A service provider answered 5xx or could not be reached during setRequestor.
+        public static let configurationUnavailable = Code("CFG500")
+        /// The app is not registered or its software statement is invalid.
+        public static let notRegistered = Code("R400")
+        /// The access token could not be obtained or was refused.
+        public static let accessTokenError = Code("R401")
+        /// No authentication token for the session.
+        public static let authenticationNotFound = Code("N130")
+        /// The MVPD denied authorization.
+        public static let mvpdDenied = Code("Z100")
+        /// Too many resources in one preauthorization.
+        public static let tooManyResources = Code("P100")
+        /// The local token store could not be read or written.
+        public static let storageError = Code("LS011")
+        /// The platform single-sign-on framework failed (details in the message).
+        public static let platformSSO = Code("APPL_ERROR")
+    }
+
+    public let code: Code
+    public let message: String
+    /// The HTTP status the service provider answered, when one did.
+    public let httpStatus: Int?
+
+    public init(_ code: Code, _ message: String, httpStatus: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.httpStatus = httpStatus
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import TVECrypto
+import TVEJSON
+import TVETokens
+
+/// How the app identifies itself to the service provider.
+public enum ClientIdentity: Sendable {
+    /// Dynamic Client Registration with the software statement (SDK 3.x): client credentials, then Bearer tokens,
+    /// cached and refreshed on expiry. `redirectURI` is registered with the client.
+    case softwareStatement(String, redirectURI: String?)
+    /// The legacy signed requestor ID (SDK 1.x/2.x), sent as `signed_requestor_id` with every call.
+    case signedRequestorID(String)
+    /// The legacy tvOS clientless credentials: an HMAC-SHA1 `Authorization` header on every call.
+    case clientless(publicKey: String, secret: SecureBytes)
+}
+
+/// The REST API v1 client of one service provider: client credentials and access token (cached, refreshed),
+/// `X-Device-Info` on every call, back-off on 429, and the error bodies (legacy or enhanced) read into
+/// ``AccessEnablerError``.
+actor ServiceProviderClient {
+    let baseURL: URL
+    let transport: any EntitlementTransport
+    let identity: ClientIdentity
+    let requestor: String
+    var deviceInfo: String
+    let clock: any MediaTokenClock
+    let sleep: @Sendable (Duration) async -> Void
+    /// 429 answers are retried this many times, waiting `Retry-After` (at least 1 s) and doubling.
+    static let maximumRetries = 3
+    /// The largest response body read.
+    static let maximumBodyBytes = 4 << 20
+
+    private var clientCredentials: (id: String, secret: String)?
+    private var accessToken: (token: String, expires: Int64)?
+
+    init(baseURL: URL, requestor: String, identity: ClientIdentity, transport: any EntitlementTransport, deviceInfo: String,
+         clock: any MediaTokenClock, sleep: @escaping @Sendable (Duration) async -> Void) {
+        self.baseURL = baseURL
+        self.requestor = requestor
+        self.identity = identity
+        self.transport = transport
+        self.deviceInfo = deviceInfo
+        self.clock = clock
+        self.sleep = sleep
+    }
+
+    func setDeviceInfo(_ value: String) { deviceInfo = value }
+
+    // MARK: Requests
+
+    /// A URL of this provider with a query.
+    func url(_ path: String, _ query: [(String, String)] = []) -> URL {
+        var text = baseURL.absoluteString
+        if text.hasSuffix("/") { text.removeLast() }
+        text += path
+        if !query.isEmpty { text += "?" + Self.formEncode(query) }
+        return URL(string: text) ?? baseURL
+    }
+
+    static func formEncode(_ fields: [(String, String)]) -> String {
+        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        allowed.insert(charactersIn: "-._~")
+        return fields.map { "\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+            .joined(separator: "&")
+    }
+
+    /// Sends an API call with the client credential; retries once with a fresh access token after a 401, and backs
+    /// off on 429.
+    func call(_ method: String, _ path: String, query: [(String, String)] = [], form: [(String, String)]? = nil,
+              authenticated: Bool = true) async throws(AccessEnablerError) -> EntitlementHTTPResponse {
+        var refreshed = false
+        var attempt = 0
+        var wait = Duration.seconds(1)
+        while true {
+            var headers = ["Accept": "application/json", "X-Device-Info": deviceInfo]
+            var fields = query
+            if authenticated {
+                switch identity {
+                case .softwareStatement:
+                    headers["Authorization"] = "Bearer " + (try await bearer())
+                case .signedRequestorID(let signature):
+                    fields.append(("signed_requestor_id", signature))
+                case .clientless(let publicKey, let secret):
+                    do {
+                        headers["Authorization"] = try ClientlessRequestSigner(requestorID: requestor, publicKey: publicKey, secret: secret, clock: clock)
+                            .authorizationHeader(method: method, requestURI: path)
+                    } catch {
+                        throw AccessEnablerError(.internalError, "the clientless signature could not be made")
+                    }
+                }
+            }
+            var body: Data? = nil
+            if let form {
+                body = Data(Self.formEncode(form).utf8)
+                headers["Content-Type"] = "application/x-www-form-urlencoded"
+            }
+            let response = try await send(EntitlementHTTPRequest(method: method, url: url(path, fields), headers: headers, body: body))
+            if response.status == 401, authenticated, case .softwareStatement = identity, !refreshed {
+                accessToken = nil
+                refreshed = true
+                continue
+            }
+            if response.status == 429 {
+                attempt += 1
+                guard attempt <= Self.maximumRetries else {
+                    throw AccessEnablerError(.throttled, "the service provider throttled \(method) \(path)", httpStatus: 429)
+                }
+                let retryAfter = response.header("Retry-After").flatMap { Int64($0) }.map { Duration.seconds(min(max($0, 1), 60)) }
+                await sleep(max(retryAfter ?? wait, wait))
+                wait *= 2
+                continue
+            }
+            return response
+        }
+    }
+
+    private func send(_ request: EntitlementHTTPRequest) async throws(AccessEnablerError) -> EntitlementHTTPResponse {
+        let response: EntitlementHTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            throw AccessEnablerError(.internalError, "the service provider \(baseURL.host ?? "?") cannot be reached")
+        }
+        guard response.body.count <= Self.maximumBodyBytes else {
+            throw AccessEnablerError(.internalError, "the service provider's answer is over \(Self.maximumBodyBytes) bytes")
+        }
+        return response
+    }
+
+    /// The Bearer access token: registers the client the first time, then gets a token, reused until a minute before
+    /// it expires.
+    private func bearer() async throws(AccessEnablerError) -> String {
+        let now = clock.nowMilliseconds
+        if let accessToken, accessToken.expires - 60_000 > now { return accessToken.token }
+        guard case .softwareStatement(let statement, let redirectURI) = identity else { throw AccessEnablerError(.internalError, "no software statement") }
+        if clientCredentials == nil {
+            var body: [String: JSONValue] = ["software_statement": .string(statement)]
+            if let redirectURI { body["redirect_uri"] = .string(redirectURI) }
+            let response = try await send(EntitlementHTTPRequest(method: "POST", url: url("/o/client/register"),
+                                                                 headers: ["Content-Type": "application/json", "X-Device-Info": deviceInfo],
+                                                                 body: Data(JSONValue.object(body).jsonText.utf8)))
+            guard response.status == 201, case .object(let fields)? = JSONValue(jsonText: response.body),
+                  let id = fields["client_id"]?.stringValue, let secret = fields["client_secret"]?.stringValue else {
+                throw AccessEnablerError(.notRegistered, "client registration failed (\(Self.describe(response)))", httpStatus: response.status)
+            }
+            clientCredentials = (id, secret)
+        }
+        guard let credentials = clientCredentials else { throw AccessEnablerError(.notRegistered, "no client credentials") }
+        let response = try await send(EntitlementHTTPRequest(
+            method: "POST", url: url("/o/client/token"),
+            headers: ["Content-Type": "application/x-www-form-urlencoded", "X-Device-Info": deviceInfo],
+            body: Data(Self.formEncode([("client_id", credentials.id), ("client_secret", credentials.secret), ("grant_type", "client_credentials")]).utf8)))
+        guard response.status == 201 || response.status == 200, case .object(let fields)? = JSONValue(jsonText: response.body),
+              let token = fields["access_token"]?.stringValue, let lifetime = fields["expires_in"]?.integerValue else {
+            if response.status == 401 { clientCredentials = nil }
+            throw AccessEnablerError(.accessTokenError, "no access token (\(Self.describe(response)))", httpStatus: response.status)
+        }
+        accessToken = (token, now + max(0, min(lifetime, 31_536_000)) * 1000)
+        return token
+    }
+
+    /// The status and the service provider's message, for errors.
+    static func describe(_ response: EntitlementHTTPResponse) -> String {
+        var text = "HTTP \(response.status)"
+        if case .object(let fields)? = JSONValue(jsonText: response.body) {
+            let message = fields["details"]?.stringValue ?? fields["message"]?.stringValue ?? fields["error_description"]?.stringValue
+                ?? fields["error"]?.stringValue
+            if let message { text += ": " + String(message.prefix(300)) }
+        }
+        return text
+    }
+
+    /// The message of an error body (the MVPD's words for a denial).
+    static func details(_ response: EntitlementHTTPResponse) -> String? {
+        guard case .object(let fields)? = JSONValue(jsonText: response.body) else { return nil }
+        return (fields["details"]?.stringValue ?? fields["message"]?.stringValue).map { String($0.prefix(1000)) }
+    }
+
+    static func json(_ response: EntitlementHTTPResponse, _ what: String) throws(AccessEnablerError) -> [String: JSONValue] {
+        guard case .object(let fields)? = JSONValue(jsonText: response.body) else {
+            throw AccessEnablerError(.internalError, "the service provider's \(what) is not JSON")
+        }
+        return fields
+    }
+}

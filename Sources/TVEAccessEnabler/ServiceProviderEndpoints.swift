@@ -1,0 +1,173 @@
+import Foundation
+import TVEJSON
+
+extension ServiceProviderClient {
+    /// `GET /api/v1/config/{requestor}`: the MVPDs this provider offers the requestor.
+    func mvpds() async throws(AccessEnablerError) -> [MVPD] {
+        let response = try await call("GET", "/api/v1/config/\(Self.pathSegment(requestor))")
+        switch response.status {
+        case 200: break
+        case 400, 404: throw AccessEnablerError(.invalidRequestor, "the service provider does not know the requestor", httpStatus: response.status)
+        case 401: throw AccessEnablerError(.accessTokenError, "the service provider refused the client credential", httpStatus: 401)
+        default: throw AccessEnablerError(.configurationUnavailable, "configuration failed (\(Self.describe(response)))", httpStatus: response.status)
+        }
+        let root = try Self.json(response, "configuration")
+        guard case .object(let requestorObject)? = root["requestor"], case .object(let mvpdsObject)? = requestorObject["mvpds"],
+              case .array(let entries)? = mvpdsObject["mvpd"] else {
+            throw AccessEnablerError(.configurationUnavailable, "the configuration has no requestor.mvpds.mvpd list")
+        }
+        return entries.prefix(1000).compactMap { entry -> MVPD? in
+            guard case .object(let fields) = entry, let id = fields["id"]?.stringValue, !id.isEmpty else { return nil }
+            let required = fields["requiredMetadataFields"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            return MVPD(id: id, displayName: fields["displayName"]?.stringValue ?? id,
+                        logoURL: fields["logoURL"]?.stringValue.flatMap(URL.init(string:)),
+                        enablePlatformServices: fields["enablePlatformServices"]?.boolValue ?? false,
+                        boardingStatus: fields["boardingStatus"]?.stringValue, platformMappingID: fields["platformMappingId"]?.stringValue,
+                        requiredMetadataFields: required, serviceProvider: baseURL)
+        }
+    }
+
+    /// `POST /reggie/v1/{requestor}/regcode`: a registration code for the device.
+    func registrationCode(deviceID: String, mvpd: String?) async throws(AccessEnablerError) -> String {
+        var form = [("deviceId", deviceID), ("device_info", deviceInfo)]
+        if let mvpd { form.append(("mvpd", mvpd)) }
+        let response = try await call("POST", "/reggie/v1/\(Self.pathSegment(requestor))/regcode", form: form)
+        guard response.status == 201, let code = try Self.json(response, "registration code")["code"]?.stringValue else {
+            throw AccessEnablerError(.genericAuthentication, "no registration code (\(Self.describe(response)))", httpStatus: response.status)
+        }
+        return code
+    }
+
+    /// The page the app opens for the MVPD login (`GET /api/v1/authenticate`).
+    func authenticationURL(mvpd: String, registrationCode: String, redirectURL: String) -> URL {
+        url("/api/v1/authenticate", [("requestor_id", requestor), ("mso_id", mvpd), ("reg_code", registrationCode), ("noflash", "true"),
+                                     ("no_iframe", "true"), ("redirect_url", redirectURL)])
+    }
+
+    /// `GET /api/v1/tokens/authn`: the device's authentication, or nil when there is none (404) or it expired (410).
+    func authenticationToken(deviceID: String, platformSSO: Bool = false) async throws(AccessEnablerError) -> AuthenticationToken? {
+        let response = try await call("GET", "/api/v1/tokens/authn", query: [("requestor", requestor), ("deviceId", deviceID)])
+        switch response.status {
+        case 200:
+            let fields = try Self.json(response, "authentication token")
+            guard let mvpd = fields["mvpd"]?.stringValue, let userID = fields["userId"]?.stringValue,
+                  let expires = fields["expires"]?.stringValue.flatMap({ Int64($0) }) ?? fields["expires"]?.integerValue else {
+                throw AccessEnablerError(.internalAuthentication, "the authentication token lacks mvpd, userId or expires")
+            }
+            return AuthenticationToken(requestor: requestor, mvpd: mvpd, userID: userID, expires: expires, platformSSO: platformSSO)
+        case 404, 410, 412: return nil
+        default: throw AccessEnablerError(.genericAuthentication, "tokens/authn failed (\(Self.describe(response)))", httpStatus: response.status)
+        }
+    }
+
+    /// `GET /api/v1/authorize`.
+    func authorize(deviceID: String, resource: String) async throws(AccessEnablerError) -> AuthorizationToken {
+        let response = try await call("GET", "/api/v1/authorize", query: [("requestor", requestor), ("deviceId", deviceID), ("resource", resource)])
+        switch response.status {
+        case 200:
+            let fields = try Self.json(response, "authorization")
+            guard let mvpd = fields["mvpd"]?.stringValue,
+                  let expires = fields["expires"]?.stringValue.flatMap({ Int64($0) }) ?? fields["expires"]?.integerValue else {
+                throw AccessEnablerError(.internalAuthorization, "the authorization lacks mvpd or expires")
+            }
+            return AuthorizationToken(resource: resource, mvpd: mvpd, expires: expires)
+        case 403:
+            // The MVPD's message, passed through.
+            if let details = Self.details(response), case .object(let fields)? = JSONValue(jsonText: response.body),
+               fields["code"]?.stringValue?.hasPrefix("authentication") == true || fields["message"]?.stringValue == "User not Authenticated Error" {
+                throw AccessEnablerError(.userNotAuthenticated, details, httpStatus: 403)
+            }
+            throw AccessEnablerError(.userNotAuthorized, Self.details(response) ?? "the MVPD denied the authorization", httpStatus: 403)
+        case 412: throw AccessEnablerError(.userNotAuthenticated, "the device is not authenticated", httpStatus: 412)
+        default: throw AccessEnablerError(.genericAuthorization, "authorize failed (\(Self.describe(response)))", httpStatus: response.status)
+        }
+    }
+
+    /// `GET /api/v1/tokens/media`: the Base64 short media token.
+    func mediaToken(deviceID: String, resource: String) async throws(AccessEnablerError) -> String {
+        let response = try await call("GET", "/api/v1/tokens/media", query: [("requestor", requestor), ("deviceId", deviceID), ("resource", resource)])
+        switch response.status {
+        case 200:
+            guard let token = try Self.json(response, "media token")["serializedToken"]?.stringValue, !token.isEmpty else {
+                throw AccessEnablerError(.internalAuthorization, "the media-token answer has no serializedToken")
+            }
+            return token
+        case 412: throw AccessEnablerError(.userNotAuthenticated, "the device is not authenticated", httpStatus: 412)
+        default: throw AccessEnablerError(.genericAuthorization, "tokens/media failed (\(Self.describe(response)))", httpStatus: response.status)
+        }
+    }
+
+    /// `GET /api/v1/preauthorize`.
+    func preauthorize(deviceID: String, resources: [String]) async throws(AccessEnablerError) -> [PreauthorizationDecision] {
+        let response = try await call("GET", "/api/v1/preauthorize",
+                                      query: [("requestor", requestor), ("deviceId", deviceID), ("resource", resources.joined(separator: ","))])
+        switch response.status {
+        case 200: break
+        case 403, 412: throw AccessEnablerError(.userNotAuthenticated, "the device is not authenticated", httpStatus: response.status)
+        case 400 where (try? Self.json(response, "error"))?["code"]?.stringValue == "too_many_resources":
+            throw AccessEnablerError(.tooManyResources, "too many resources in one preauthorization", httpStatus: 400)
+        default: throw AccessEnablerError(.genericAuthorization, "preauthorize failed (\(Self.describe(response)))", httpStatus: response.status)
+        }
+        guard case .array(let items)? = try Self.json(response, "preauthorization")["resources"] else {
+            throw AccessEnablerError(.genericAuthorization, "the preauthorization has no resources list")
+        }
+        return items.compactMap { item in
+            guard case .object(let fields) = item, let id = fields["id"]?.stringValue else { return nil }
+            let message = fields["message"]?.stringValue ?? fields["error"]?.objectValue?["details"]?.stringValue
+            return PreauthorizationDecision(resource: id, authorized: fields["authorized"]?.boolValue ?? false, message: message)
+        }
+    }
+
+    /// `GET /api/v1/tokens/usermetadata`: the document as sent (values possibly encrypted).
+    func userMetadata(deviceID: String) async throws(AccessEnablerError) -> Data {
+        let response = try await call("GET", "/api/v1/tokens/usermetadata", query: [("requestor", requestor), ("deviceId", deviceID)])
+        switch response.status {
+        case 200: return response.body
+        case 403, 412: throw AccessEnablerError(.userNotAuthenticated, "the device is not authenticated", httpStatus: response.status)
+        default: throw AccessEnablerError(.internalError, "tokens/usermetadata failed (\(Self.describe(response)))", httpStatus: response.status)
+        }
+    }
+
+    /// `DELETE /api/v1/logout`.
+    func logout(deviceID: String) async throws(AccessEnablerError) {
+        let response = try await call("DELETE", "/api/v1/logout", query: [("requestor", requestor), ("deviceId", deviceID)])
+        guard (200..<300).contains(response.status) else {
+            throw AccessEnablerError(.internalError, "logout failed (\(Self.describe(response)))", httpStatus: response.status)
+        }
+    }
+
+    /// The logout page (what the app is sent to: `navigateToUrl`).
+    func logoutURL(deviceID: String) -> URL {
+        url("/api/v1/logout", [("requestor", requestor), ("deviceId", deviceID)])
+    }
+
+    /// `GET /api/v1/{requestor}/profile-requests/{mvpd}`: the opaque payload the platform SSO framework needs.
+    func profileRequest(mvpd: String, deviceID: String, deviceType: String) async throws(AccessEnablerError) -> String {
+        let response = try await call("GET", "/api/v1/\(Self.pathSegment(requestor))/profile-requests/\(Self.pathSegment(mvpd))",
+                                      query: [("deviceId", deviceID), ("deviceType", deviceType)])
+        guard response.status == 200, response.body.count <= 64 * 1024 else {
+            throw AccessEnablerError(.platformSSO, "profile request failed (\(Self.describe(response)))", httpStatus: response.status)
+        }
+        return String(decoding: response.body, as: UTF8.self)
+    }
+
+    /// `POST /api/v1/tokens/authn` (token exchange) with the platform's SAML response, normalized as the cookbook says:
+    /// whitespace runs collapsed, newlines removed, trimmed, Base64 (then form-encoded, once).
+    func exchange(deviceID: String, mvpd: String, deviceType: String, samlResponse: String) async throws(AccessEnablerError) {
+        let normalized = samlResponse.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "")
+            .split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        let value = normalized.hasPrefix("<") ? Data(normalized.utf8).base64EncodedString() : normalized
+        let response = try await call("POST", "/api/v1/tokens/authn", form: [("requestor", requestor), ("deviceId", deviceID), ("mvpd", mvpd),
+                                                                             ("deviceType", deviceType), ("SAMLResponse", value)])
+        guard response.status == 204 || response.status == 200 else {
+            throw AccessEnablerError(.genericAuthentication, "the token exchange failed (\(Self.describe(response)))", httpStatus: response.status)
+        }
+    }
+
+    /// A path segment, percent-encoded.
+    static func pathSegment(_ text: String) -> String {
+        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+}
