@@ -75,6 +75,7 @@ let package = Package(
         .target(
             name: "TVEServer",
             dependencies: [
+                "TVEAccessEnabler",
                 "TVECrypto",
                 "TVETokens",
                 "TVEMetadata",
@@ -147,6 +148,14 @@ let package = Package(
                 "TVEServer", "TVETokens", "TVECrypto", "TVEMetadata", "TVESAML",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "TVEAccessEnablerTests",
+            dependencies: [
+                "TVEAccessEnabler", "TVEServer", "TVETokens", "TVECrypto", "TVEMetadata", "TVEJSON",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),

@@ -11,15 +11,25 @@ public struct AccessEnablerError: Error, Sendable, Hashable, CustomStringConvert
         public var description: String { rawValue }
 
         // The original callbacks' codes.
-        public static let userNotAuthenticated = Code("User Not Authenticated Error")
-        public static let providerNotSelected = Code("Provider not Selected Error")
-        public static let providerNotAvailable = Code("Provider not Available Error")
-        public static let genericAuthentication = Code("Generic Authentication Error")
-        public static let internalAuthentication = Code("Internal Authentication Error")
-        public static let genericAuthorization = Code("Generic Authorization Error")
-        public static let internalAuthorization = Code("Internal Authorization Error")
-        public static let userNotAuthorized = Code("User not Authorized Error")
-        public static let internalError = Code("Internal Error")
+        // The seeds name these constants but not their values; each value is its name (a documented choice).
+        /// `USER_NOT_AUTHENTICATED_ERROR`
+        public static let userNotAuthenticated = Code("USER_NOT_AUTHENTICATED_ERROR")
+        /// `PROVIDER_NOT_SELECTED_ERROR`: the app passed nil to `setSelectedProvider`.
+        public static let providerNotSelected = Code("PROVIDER_NOT_SELECTED_ERROR")
+        /// `PROVIDER_NOT_AVAILABLE_ERROR`: the MVPD is not offered to this requestor.
+        public static let providerNotAvailable = Code("PROVIDER_NOT_AVAILABLE_ERROR")
+        /// `GENERIC_AUTHENTICATION_ERROR`: the authentication flow failed (network, service provider).
+        public static let genericAuthentication = Code("GENERIC_AUTHENTICATION_ERROR")
+        /// `INTERNAL_AUTHENTICATION_ERROR`: the service provider's answer made no sense.
+        public static let internalAuthentication = Code("INTERNAL_AUTHENTICATION_ERROR")
+        /// `GENERIC_AUTHORIZATION_ERROR`
+        public static let genericAuthorization = Code("GENERIC_AUTHORIZATION_ERROR")
+        /// `INTERNAL_AUTHORIZATION_ERROR`
+        public static let internalAuthorization = Code("INTERNAL_AUTHORIZATION_ERROR")
+        /// `USER_NOT_AUTHORIZED_ERROR`: the MVPD denied the resource (its message is in ``AccessEnablerError/message``).
+        public static let userNotAuthorized = Code("USER_NOT_AUTHORIZED_ERROR")
+        /// `INTERNAL_ERROR`
+        public static let internalError = Code("INTERNAL_ERROR")
         // Advanced codes (adobe-pass-facts.md §6).
         /// The requestor is not configured on any service provider.
         public static let invalidRequestor = Code("CFG400")

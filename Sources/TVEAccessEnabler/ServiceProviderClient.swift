@@ -23,6 +23,8 @@ actor ServiceProviderClient {
     let identity: ClientIdentity
     let requestor: String
     var deviceInfo: String
+    /// `setOptions` values sent with every call (`applicationProfile`, `visitorID`).
+    var extraFields: [(String, String)]
     let clock: any MediaTokenClock
     let sleep: @Sendable (Duration) async -> Void
     /// 429 answers are retried this many times, waiting `Retry-After` (at least 1 s) and doubling.
@@ -34,7 +36,8 @@ actor ServiceProviderClient {
     private var accessToken: (token: String, expires: Int64)?
 
     init(baseURL: URL, requestor: String, identity: ClientIdentity, transport: any EntitlementTransport, deviceInfo: String,
-         clock: any MediaTokenClock, sleep: @escaping @Sendable (Duration) async -> Void) {
+         extraFields: [(String, String)], clock: any MediaTokenClock, sleep: @escaping @Sendable (Duration) async -> Void) {
+        self.extraFields = extraFields
         self.baseURL = baseURL
         self.requestor = requestor
         self.identity = identity
@@ -44,7 +47,10 @@ actor ServiceProviderClient {
         self.sleep = sleep
     }
 
-    func setDeviceInfo(_ value: String) { deviceInfo = value }
+    func setExtras(_ fields: [(String, String)], deviceInfo: String) {
+        extraFields = fields
+        self.deviceInfo = deviceInfo
+    }
 
     // MARK: Requests
 
@@ -73,7 +79,7 @@ actor ServiceProviderClient {
         var wait = Duration.seconds(1)
         while true {
             var headers = ["Accept": "application/json", "X-Device-Info": deviceInfo]
-            var fields = query
+            var fields = query + extraFields
             if authenticated {
                 switch identity {
                 case .softwareStatement:

@@ -136,9 +136,9 @@ extension ServiceProviderClient {
         }
     }
 
-    /// The logout page (what the app is sent to: `navigateToUrl`).
-    func logoutURL(deviceID: String) -> URL {
-        url("/api/v1/logout", [("requestor", requestor), ("deviceId", deviceID)])
+    /// The logout page the app opens (`navigateToUrl`) for the MVPD side of the logout; it ends at `redirectURL`.
+    func logoutURL(deviceID: String, redirectURL: String) -> URL {
+        url("/api/v1/logout", [("requestor", requestor), ("deviceId", deviceID), ("redirect_url", redirectURL)])
     }
 
     /// `GET /api/v1/{requestor}/profile-requests/{mvpd}`: the opaque payload the platform SSO framework needs.

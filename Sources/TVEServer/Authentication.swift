@@ -59,6 +59,19 @@ extension ServiceProvider {
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"],
                             body: .init(byteBuffer: ByteBuffer(string: requestID)))
         }
+        // The browser side of a logout (the page an app opens after DELETE /api/v1/logout): the MVPD's session is
+        // local here, so it only returns to the app. It changes no state: it carries no credential.
+        api(router, .get, "api/v1/logout") { call in
+            let requestor = try call.requestor()
+            if let url = call.field("redirect_url") {
+                guard requestor.allowedRedirectURLs.contains(url) else {
+                    throw ServiceProviderError(status: 403, code: "invalid_parameter", message: "Redirect URL not allowed",
+                                               details: "redirect_url is not one of the requestor's registered redirect URLs", action: .configuration)
+                }
+                return Response(status: .found, headers: [.location: url, .cacheControl: "no-store"])
+            }
+            return HTML.page(.ok, title: "Signed out", body: "<p>You are signed out.</p>")
+        }
         api(router, .delete, "api/v1/logout") { call in
             let requestor = try call.requestor()
             try call.requireClient(requestor: requestor.id)

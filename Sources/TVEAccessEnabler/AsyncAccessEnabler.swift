@@ -1,0 +1,488 @@
+import Foundation
+import TVECrypto
+import TVEJSON
+import TVEMetadata
+import TVETokens
+
+/// The device platform, which decides the login path (a web view on iOS, a registration code on tvOS) and the
+/// `deviceType` sent to the service provider.
+public enum EntitlementPlatform: String, Sendable, Hashable {
+    case iOS, tvOS
+}
+
+/// What can be asked with `getMetadata`.
+public enum MetadataRequest: Sendable, Hashable {
+    /// `METADATA_AUTHENTICATION`: when the authentication expires (milliseconds since the epoch, as a string).
+    case authenticationTTL
+    /// `METADATA_AUTHORIZATION`: when the authorization of a resource expires.
+    case authorizationTTL(resource: String)
+    /// `METADATA_DEVICE_ID`: the device ID the flow layer sends.
+    case deviceID
+    /// `METADATA_USER_META`: one user-metadata value (`zip`, `householdID`, `maxRating`, `userID`, `tokenSource`, ...).
+    case userMetadata(key: String)
+}
+
+/// A `getMetadata` answer: the value (nil when there is none) and whether it is still encrypted (user metadata
+/// when no ``MetadataDecryptor`` was configured).
+public struct MetadataAnswer: Sendable, Hashable {
+    public let value: JSONValue?
+    public let encrypted: Bool
+
+    public init(value: JSONValue?, encrypted: Bool) {
+        self.value = value
+        self.encrypted = encrypted
+    }
+}
+
+/// The flow layer's async API: one actor per application, talking REST API v1 to the service providers.
+/// ``AccessEnabler`` is the delegate API of the seeds, an adapter over this.
+public actor AsyncAccessEnabler {
+    /// What does not change per call.
+    public struct Configuration: Sendable {
+        public var transport: any EntitlementTransport
+        public var tokenStore: any EntitlementTokenStore
+        public var clock: any MediaTokenClock
+        public var platform: EntitlementPlatform
+        /// The URL a login or logout ends at (`ADOBEPASS_REDIRECT_URL`, or the app's custom scheme).
+        public var redirectURL: String
+        /// Decrypts user metadata for ``metadata(_:)``; without one, encrypted values are returned as they came.
+        public var metadataDecryptor: MetadataDecryptor?
+        /// How the tvOS flow waits for the second screen: the first interval (doubling up to 10 s) and the limit.
+        public var pollingInterval: Duration
+        public var pollingTimeout: Duration
+        /// How the flow layer waits (back-off, polling); tests make it instant.
+        public var sleep: @Sendable (Duration) async -> Void
+
+        public init(transport: any EntitlementTransport = URLSessionTransport(), tokenStore: any EntitlementTokenStore = InMemoryTokenStore(),
+                    clock: any MediaTokenClock = SystemMediaTokenClock(), platform: EntitlementPlatform = .iOS,
+                    redirectURL: String = AsyncAccessEnabler.defaultRedirectURL, metadataDecryptor: MetadataDecryptor? = nil,
+                    pollingInterval: Duration = .seconds(2), pollingTimeout: Duration = .seconds(1800),
+                    sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }) {
+            self.transport = transport
+            self.tokenStore = tokenStore
+            self.clock = clock
+            self.platform = platform
+            self.redirectURL = redirectURL
+            self.metadataDecryptor = metadataDecryptor
+            self.pollingInterval = pollingInterval
+            self.pollingTimeout = pollingTimeout
+            self.sleep = sleep
+        }
+    }
+
+    /// `setOptions` keys: sent with every call to the service provider.
+    public struct Options: Sendable, Hashable {
+        public var applicationProfile: String?
+        public var visitorID: String?
+        /// The app presents SFSafariViewController itself: logins go through `navigateToUrl(_:useSVC:)`.
+        public var handleSVC: Bool
+        /// `device_info`: the client information (Base64 of a JSON object with at least `model` and `osName`).
+        public var deviceInfo: String?
+
+        public init(applicationProfile: String? = nil, visitorID: String? = nil, handleSVC: Bool = false, deviceInfo: String? = nil) {
+            self.applicationProfile = applicationProfile
+            self.visitorID = visitorID
+            self.handleSVC = handleSVC
+            self.deviceInfo = deviceInfo
+        }
+    }
+
+    /// `ADOBEPASS_REDIRECT_URL`.
+    public static let defaultRedirectURL = "adobepass://ios.app"
+    /// Adobe's production service provider, the default of `setRequestor`.
+    public static let defaultServiceProvider = URL(string: "https://sp.auth.adobe.com")
+
+    public let configuration: Configuration
+    private var identity: ClientIdentity?
+    private var options = Options()
+    private(set) var requestorID: String?
+    private var clients: [URL: ServiceProviderClient] = [:]
+    /// The merged MVPD list of the last `setRequestor`.
+    public private(set) var mvpds: [MVPD] = []
+    private var stored: StoredEntitlements?
+    /// The login in progress: the MVPD picked and its registration code.
+    private var pendingLogin: (mvpd: MVPD, code: String)?
+
+    /// `init:softwareStatement` (SDK 3.x): Dynamic Client Registration with the software statement.
+    public init(softwareStatement: String, redirectURI: String? = nil, configuration: Configuration = Configuration()) {
+        identity = .softwareStatement(softwareStatement, redirectURI: redirectURI)
+        self.configuration = configuration
+    }
+
+    /// The deprecated `init`: the app identifies itself later, with `setRequestor(_:signedRequestorID:...)`.
+    public init(configuration: Configuration = Configuration()) {
+        identity = nil
+        self.configuration = configuration
+    }
+
+    // MARK: Options and requestor
+
+    /// `setOptions`: applies to every later call.
+    public func setOptions(_ options: Options) async {
+        self.options = options
+        for client in clients.values { await client.setExtras(extraFields, deviceInfo: deviceInfoValue) }
+    }
+
+    public var currentOptions: Options { options }
+
+    var deviceInfoValue: String {
+        options.deviceInfo ?? Data(#"{"model":"\#(configuration.platform.rawValue)","osName":"\#(configuration.platform.rawValue)","applicationId":"tvekit"}"#.utf8)
+            .base64EncodedString()
+    }
+
+    var extraFields: [(String, String)] {
+        var fields: [(String, String)] = []
+        if let profile = options.applicationProfile { fields.append(("applicationProfile", profile)) }
+        if let visitor = options.visitorID { fields.append(("visitorID", visitor)) }
+        return fields
+    }
+
+    /// `setRequestor(_:serviceProviders:)`: asks every service provider for the requestor's configuration at once and
+    /// merges the MVPD lists; an MVPD stays with the first provider that answered with it, and every later call
+    /// about it goes there. Succeeds when at least one provider answered.
+    @discardableResult
+    public func setRequestor(_ requestorID: String, serviceProviders: [URL]? = nil) async throws(AccessEnablerError) -> [MVPD] {
+        guard let identity else {
+            throw AccessEnablerError(.notRegistered, "no software statement: use init(softwareStatement:) or setRequestor(_:signedRequestorID:)")
+        }
+        return try await configure(requestorID, identity: identity, serviceProviders: serviceProviders)
+    }
+
+    /// The deprecated `setRequestor:signedRequestorID:[serviceProviders:]` (SDK 1.x/2.x).
+    @discardableResult
+    public func setRequestor(_ requestorID: String, signedRequestorID: String, serviceProviders: [URL]? = nil) async throws(AccessEnablerError) -> [MVPD] {
+        identity = .signedRequestorID(signedRequestorID)
+        return try await configure(requestorID, identity: .signedRequestorID(signedRequestorID), serviceProviders: serviceProviders)
+    }
+
+    /// The deprecated tvOS `setRequestor:signedRequestorID:[serviceProviders:]secret:publicKey:`: every call carries the
+    /// clientless HMAC-SHA1 header made with `secret`.
+    @discardableResult
+    public func setRequestor(_ requestorID: String, signedRequestorID: String, serviceProviders: [URL]? = nil, secret: SecureBytes,
+                             publicKey: String) async throws(AccessEnablerError) -> [MVPD] {
+        identity = .clientless(publicKey: publicKey, secret: secret)
+        return try await configure(requestorID, identity: .clientless(publicKey: publicKey, secret: secret), serviceProviders: serviceProviders)
+    }
+
+    private func configure(_ requestorID: String, identity: ClientIdentity, serviceProviders: [URL]?) async throws(AccessEnablerError) -> [MVPD] {
+        guard !requestorID.isEmpty, requestorID.utf8.count <= 256 else { throw AccessEnablerError(.invalidRequestor, "the requestor ID is empty or too long") }
+        let urls = serviceProviders ?? [Self.defaultServiceProvider].compactMap { $0 }
+        guard !urls.isEmpty, urls.count <= 16 else { throw AccessEnablerError(.invalidRequestor, "give 1 to 16 service-provider URLs") }
+        if requestorID != self.requestorID {
+            clients = [:]
+            pendingLogin = nil
+        }
+        self.requestorID = requestorID
+        var newClients: [URL: ServiceProviderClient] = [:]
+        for url in urls {
+            newClients[url] = clients[url] ?? ServiceProviderClient(baseURL: url, requestor: requestorID, identity: identity,
+                                                                    transport: configuration.transport, deviceInfo: deviceInfoValue,
+                                                                    extraFields: extraFields, clock: configuration.clock, sleep: configuration.sleep)
+        }
+        clients = newClients
+        // Every provider at once; merge in the order they answer.
+        var merged: [MVPD] = []
+        var failures: [AccessEnablerError] = []
+        await withTaskGroup(of: Result<[MVPD], AccessEnablerError>.self) { group in
+            for client in newClients.values {
+                group.addTask {
+                    do { return .success(try await client.mvpds()) } catch let error as AccessEnablerError { return .failure(error) } catch {
+                        return .failure(AccessEnablerError(.internalError, "configuration failed"))
+                    }
+                }
+            }
+            for await result in group {
+                switch result {
+                case .success(let list):
+                    for mvpd in list where !merged.contains(where: { $0.id == mvpd.id }) { merged.append(mvpd) }
+                case .failure(let error):
+                    failures.append(error)
+                }
+            }
+        }
+        guard failures.count < newClients.count else {
+            throw failures.first ?? AccessEnablerError(.configurationUnavailable, "no service provider answered")
+        }
+        mvpds = merged
+        var entitlements = try loadStored()
+        // An authentication whose MVPD is no longer offered is void.
+        if let authentication = entitlements.authentication, !merged.contains(where: { $0.id == authentication.mvpd }) {
+            entitlements.authentication = nil
+            entitlements.authorizations = [:]
+        }
+        try save(entitlements)
+        return merged
+    }
+
+    // MARK: State
+
+    private func requireRequestor() throws(AccessEnablerError) -> String {
+        guard let requestorID else { throw AccessEnablerError(.invalidRequestor, "setRequestor has not completed") }
+        return requestorID
+    }
+
+    private func loadStored() throws(AccessEnablerError) -> StoredEntitlements {
+        let requestor = try requireRequestor()
+        if var stored, stored.authentication?.requestor ?? requestor == requestor {
+            stored.prune(now: configuration.clock.nowMilliseconds)
+            return stored
+        }
+        let loaded: StoredEntitlements?
+        do {
+            loaded = try configuration.tokenStore.load(requestor: requestor)
+        } catch let error as AccessEnablerError {
+            throw error
+        } catch {
+            throw AccessEnablerError(.storageError, "the token store cannot be read")
+        }
+        var entitlements = loaded ?? StoredEntitlements(deviceID: Self.newDeviceID())
+        entitlements.prune(now: configuration.clock.nowMilliseconds)
+        stored = entitlements
+        return entitlements
+    }
+
+    private func save(_ entitlements: StoredEntitlements) throws(AccessEnablerError) {
+        stored = entitlements
+        do {
+            try configuration.tokenStore.save(entitlements, requestor: try requireRequestor())
+        } catch let error as AccessEnablerError {
+            throw error
+        } catch {
+            throw AccessEnablerError(.storageError, "the token store cannot be written")
+        }
+    }
+
+    /// 32 random hex digits.
+    static func newDeviceID() -> String {
+        ((try? SecureRandom.bytes(count: 16)) ?? Array(UUID().uuidString.utf8.prefix(16))).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The device ID sent to the service providers.
+    public func deviceID() throws(AccessEnablerError) -> String { try loadStored().deviceID }
+
+    private func client(for mvpdID: String) throws(AccessEnablerError) -> (ServiceProviderClient, MVPD) {
+        guard let mvpd = mvpds.first(where: { $0.id == mvpdID }), let client = clients[mvpd.serviceProvider] else {
+            throw AccessEnablerError(.providerNotAvailable, "the MVPD \(mvpdID) is not offered to this requestor")
+        }
+        return (client, mvpd)
+    }
+
+    // MARK: Authentication
+
+    /// `checkAuthentication`: the local token store only, no network. Throws `USER_NOT_AUTHENTICATED_ERROR` when there
+    /// is no valid authentication.
+    public func checkAuthentication() throws(AccessEnablerError) -> AuthenticationToken {
+        guard let authentication = try loadStored().authentication else {
+            throw AccessEnablerError(.userNotAuthenticated, "no valid authentication token")
+        }
+        return authentication
+    }
+
+    /// Where `getAuthentication` stands: already authenticated, or the providers to pick from.
+    public enum AuthenticationStep: Sendable, Hashable {
+        case authenticated(AuthenticationToken)
+        case selectProvider([MVPD])
+    }
+
+    /// `getAuthentication(forceAuthn:)`: the stored authentication unless `forceAuthn`, else the MVPDs to pick from.
+    public func startAuthentication(forceAuthn: Bool = false) throws(AccessEnablerError) -> AuthenticationStep {
+        if !forceAuthn, let authentication = try loadStored().authentication { return .authenticated(authentication) }
+        pendingLogin = nil
+        guard !mvpds.isEmpty else { throw AccessEnablerError(.providerNotAvailable, "no MVPD is offered to this requestor") }
+        return .selectProvider(mvpds)
+    }
+
+    /// What `setSelectedProvider` leads to: the login page to open (iOS), or a registration code to show (tvOS).
+    public enum LoginStep: Sendable, Hashable {
+        /// Open `url` in a web view (or SFSafariViewController when `useSVC`) and call ``handleExternalURL(_:)`` when it
+        /// reaches the redirect URL.
+        case navigate(URL, useSVC: Bool)
+        /// Show `code`; ``waitForSecondScreen()`` polls until the user has logged in elsewhere.
+        case registrationCode(String)
+    }
+
+    /// `setSelectedProvider`: `nil` cancels (`PROVIDER_NOT_SELECTED_ERROR`, state reset); an MVPD starts its login.
+    public func selectProvider(_ mvpdID: String?) async throws(AccessEnablerError) -> LoginStep {
+        guard let mvpdID else {
+            pendingLogin = nil
+            throw AccessEnablerError(.providerNotSelected, "no provider was selected")
+        }
+        let (client, mvpd) = try client(for: mvpdID)
+        var entitlements = try loadStored()
+        let code: String
+        do {
+            code = try await client.registrationCode(deviceID: entitlements.deviceID, mvpd: mvpd.id)
+        } catch {
+            throw AccessEnablerError(.genericAuthentication, error.message, httpStatus: error.httpStatus)
+        }
+        pendingLogin = (mvpd, code)
+        entitlements.selectedMVPD = mvpd
+        try save(entitlements)
+        switch configuration.platform {
+        case .tvOS:
+            return .registrationCode(code)
+        case .iOS:
+            let url = await client.authenticationURL(mvpd: mvpd.id, registrationCode: code, redirectURL: configuration.redirectURL)
+            return .navigate(url, useSVC: options.handleSVC)
+        }
+    }
+
+    /// `handleExternalURL`: the login page reached the redirect URL; fetch and store the authentication token.
+    public func handleExternalURL(_ url: URL) async throws(AccessEnablerError) -> AuthenticationToken {
+        guard url.absoluteString.hasPrefix(configuration.redirectURL) else {
+            throw AccessEnablerError(.genericAuthentication, "the URL is not the redirect URL")
+        }
+        return try await completeAuthentication()
+    }
+
+    /// The deprecated `getAuthenticationToken`: the same as ``handleExternalURL(_:)`` without the URL.
+    public func completeAuthentication() async throws(AccessEnablerError) -> AuthenticationToken {
+        guard let (mvpd, _) = pendingLogin else { throw AccessEnablerError(.genericAuthentication, "no login is in progress") }
+        let (client, _) = try client(for: mvpd.id)
+        var entitlements = try loadStored()
+        let token: AuthenticationToken?
+        do {
+            token = try await client.authenticationToken(deviceID: entitlements.deviceID)
+        } catch {
+            throw AccessEnablerError(.genericAuthentication, error.message, httpStatus: error.httpStatus)
+        }
+        guard let token else { throw AccessEnablerError(.genericAuthentication, "the service provider has no authentication for this device") }
+        pendingLogin = nil
+        entitlements.authentication = token
+        entitlements.authorizations = [:]
+        entitlements.selectedMVPD = mvpd
+        try save(entitlements)
+        return token
+    }
+
+    /// tvOS: polls `tokens/authn` (with back-off: the configured interval, doubling up to 10 s) until the user has
+    /// logged in on a second screen with the registration code, or the polling timeout passes.
+    public func waitForSecondScreen() async throws(AccessEnablerError) -> AuthenticationToken {
+        guard let (mvpd, _) = pendingLogin else { throw AccessEnablerError(.genericAuthentication, "no login is in progress") }
+        let (client, _) = try client(for: mvpd.id)
+        let deviceID = try loadStored().deviceID
+        var waited = Duration.zero
+        var interval = configuration.pollingInterval
+        while waited < configuration.pollingTimeout {
+            if Task.isCancelled { throw AccessEnablerError(.genericAuthentication, "the wait for the second screen was cancelled") }
+            if let token = try? await client.authenticationToken(deviceID: deviceID) {
+                guard pendingLogin?.mvpd.id == mvpd.id else { throw AccessEnablerError(.providerNotSelected, "the login was cancelled") }
+                var entitlements = try loadStored()
+                pendingLogin = nil
+                entitlements.authentication = token
+                entitlements.authorizations = [:]
+                try save(entitlements)
+                return token
+            }
+            guard pendingLogin?.mvpd.id == mvpd.id else { throw AccessEnablerError(.providerNotSelected, "the login was cancelled") }
+            await configuration.sleep(interval)
+            waited += interval
+            interval = min(interval * 2, .seconds(10))
+        }
+        throw AccessEnablerError(.genericAuthentication, "the registration code was not used in time")
+    }
+
+    /// `getSelectedProvider`.
+    public func selectedProvider() throws(AccessEnablerError) -> MVPD? { try loadStored().selectedMVPD }
+
+    // MARK: Authorization
+
+    /// `checkAuthorization`: the device must be authenticated (else `USER_NOT_AUTHENTICATED_ERROR`, no login UI);
+    /// authorizes the resource unless a valid authorization is stored, then returns a fresh short media token.
+    public func authorize(resource: String) async throws(AccessEnablerError) -> String {
+        guard !resource.isEmpty else { throw AccessEnablerError(.genericAuthorization, "the resource is empty") }
+        var entitlements = try loadStored()
+        guard let authentication = entitlements.authentication else {
+            throw AccessEnablerError(.userNotAuthenticated, "the user is not authenticated")
+        }
+        let (client, _) = try client(for: authentication.mvpd)
+        do {
+            if entitlements.authorizations[resource] == nil {
+                entitlements.authorizations[resource] = try await client.authorize(deviceID: entitlements.deviceID, resource: resource)
+                try save(entitlements)
+            }
+            return try await client.mediaToken(deviceID: entitlements.deviceID, resource: resource)
+        } catch {
+            if error.code == .userNotAuthenticated {
+                // The service provider no longer knows the authentication: forget it.
+                entitlements.authentication = nil
+                entitlements.authorizations = [:]
+                try? save(entitlements)
+            } else if error.httpStatus == 404 || error.httpStatus == 410 {
+                entitlements.authorizations[resource] = nil
+                try? save(entitlements)
+            }
+            throw error
+        }
+    }
+
+    /// `checkPreauthorizedResources(_:cache:)`: the resources the user may watch. With `cache`, resources with a
+    /// stored valid authorization are answered without asking the service provider.
+    public func preauthorize(_ resources: [String], cache: Bool = true) async throws(AccessEnablerError) -> [String] {
+        let entitlements = try loadStored()
+        guard let authentication = entitlements.authentication else { return [] }
+        let known = cache ? resources.filter { entitlements.authorizations[$0] != nil } : []
+        let remaining = resources.filter { !known.contains($0) }
+        guard !remaining.isEmpty else { return known }
+        let (client, _) = try client(for: authentication.mvpd)
+        let decisions = try await client.preauthorize(deviceID: entitlements.deviceID, resources: remaining)
+        let allowed = Set(known + decisions.filter(\.authorized).map(\.resource))
+        return resources.filter { allowed.contains($0) }
+    }
+
+    // MARK: Logout and metadata
+
+    /// `logout`: clears every local token, ends the server-side session, and returns the logout page for the app to
+    /// open (iOS; nil on tvOS, where there is none). Returns whether the user had logged in through platform SSO.
+    public func logout() async throws(AccessEnablerError) -> (page: URL?, platformSSO: Bool) {
+        var entitlements = try loadStored()
+        let authentication = entitlements.authentication
+        entitlements.authentication = nil
+        entitlements.authorizations = [:]
+        entitlements.selectedMVPD = nil
+        pendingLogin = nil
+        try save(entitlements)
+        guard let authentication, let (client, _) = try? client(for: authentication.mvpd) else { return (nil, false) }
+        try await client.logout(deviceID: entitlements.deviceID)
+        let page = configuration.platform == .iOS
+            ? await client.logoutURL(deviceID: entitlements.deviceID, redirectURL: configuration.redirectURL) : nil
+        return (page, authentication.platformSSO)
+    }
+
+    /// `getMetadata`.
+    public func metadata(_ request: MetadataRequest) async throws(AccessEnablerError) -> MetadataAnswer {
+        let entitlements = try loadStored()
+        switch request {
+        case .deviceID:
+            return MetadataAnswer(value: .string(entitlements.deviceID), encrypted: false)
+        case .authenticationTTL:
+            return MetadataAnswer(value: entitlements.authentication.map { .string(String($0.expires)) }, encrypted: false)
+        case .authorizationTTL(let resource):
+            return MetadataAnswer(value: entitlements.authorizations[resource].map { .string(String($0.expires)) }, encrypted: false)
+        case .userMetadata(let key):
+            guard let authentication = entitlements.authentication else {
+                throw AccessEnablerError(.userNotAuthenticated, "user metadata needs an authentication")
+            }
+            let (client, _) = try client(for: authentication.mvpd)
+            let document: UserMetadataDocument
+            do {
+                document = try UserMetadataDocument(jsonText: try await client.userMetadata(deviceID: entitlements.deviceID))
+            } catch let error as AccessEnablerError {
+                throw error
+            } catch {
+                throw AccessEnablerError(.internalError, "the user metadata document is not valid")
+            }
+            switch document.entries[key] {
+            case nil: return MetadataAnswer(value: nil, encrypted: false)
+            case .plain(let value)?: return MetadataAnswer(value: value, encrypted: false)
+            case .encrypted(let ciphertext)?:
+                guard let decryptor = configuration.metadataDecryptor else { return MetadataAnswer(value: .string(ciphertext), encrypted: true) }
+                do {
+                    return MetadataAnswer(value: try decryptor.decryptValue(ciphertext), encrypted: false)
+                } catch {
+                    throw AccessEnablerError(.internalError, "the user metadata value \"\(key.prefix(64))\" does not decrypt with the configured key")
+                }
+            }
+        }
+    }
+}

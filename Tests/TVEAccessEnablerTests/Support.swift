@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import NIOConcurrencyHelpers
+import Testing
+import TVEAccessEnabler
+import TVECrypto
+import TVEServer
+import TVETokens
+
+/// A clock the test moves.
+final class TestClock: MediaTokenClock, Sendable {
+    private let value: NIOLockedValueBox<Int64>
+    init(_ milliseconds: Int64 = 1_767_225_600_000) { value = NIOLockedValueBox(milliseconds) }
+    var nowMilliseconds: Int64 { value.withLockedValue { $0 } }
+    func advance(seconds: Int64) { value.withLockedValue { $0 += seconds * 1000 } }
+}
+
+/// Records the waits the flow layer asks for, and returns at once.
+final class SleepRecorder: Sendable {
+    private let waits = NIOLockedValueBox<[Duration]>([])
+    var recorded: [Duration] { waits.withLockedValue { $0 } }
+    var sleep: @Sendable (Duration) async -> Void { { duration in self.waits.withLockedValue { $0.append(duration) } } }
+}
+
+enum SharedKeys {
+    static let sandbox: SandboxKeys? = try? SandboxKeys()
+}
+
+/// A running local service provider (the sandbox unless told otherwise) and what an app needs to use it.
+struct LocalProvider: Sendable {
+    let url: URL
+    let keys: SandboxKeys
+    let clock: TestClock
+    let softwareStatement: String
+
+    /// An enabler for this provider, with instant sleeps and the programmer's metadata key.
+    func enabler(platform: EntitlementPlatform = .iOS, store: any EntitlementTokenStore = InMemoryTokenStore(),
+                 transport: any EntitlementTransport = URLSessionTransport(timeout: 5), sleeper: SleepRecorder = SleepRecorder()) -> AsyncAccessEnabler {
+        AsyncAccessEnabler(softwareStatement: softwareStatement, configuration: .init(
+            transport: transport, tokenStore: store, clock: clock, platform: platform,
+            metadataDecryptor: MetadataDecryptorFactory.make(keys.metadataKey), pollingInterval: .milliseconds(50), pollingTimeout: .seconds(5),
+            sleep: sleeper.sleep))
+    }
+}
+
+/// Starts the local service provider on an ephemeral port for `body`.
+func withLocalProvider(_ configuration: ServiceProviderConfiguration = .sandbox, clock: TestClock = TestClock(),
+                       _ body: @Sendable (LocalProvider) async throws -> Void) async throws {
+    let keys = try #require(SharedKeys.sandbox)
+    let provider = try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys, clock: clock)
+    let router = Router(context: ServerRequestContext.self)
+    provider.addRoutes(to: router)
+    let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
+    let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                          onServerRunning: { channel in continuation.yield(channel.localAddress?.port) })
+    let server = Task { try await app.run() }
+    defer { server.cancel() }
+    var iterator = ports.makeAsyncIterator()
+    let port = try #require(await iterator.next() ?? nil)
+    let statement = try SoftwareStatement.issue(subject: "test-app", issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
+    try await body(LocalProvider(url: try #require(URL(string: "http://127.0.0.1:\(port)")), keys: keys, clock: clock,
+                                 softwareStatement: statement.compact))
+}
