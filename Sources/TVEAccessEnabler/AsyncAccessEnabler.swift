@@ -52,12 +52,16 @@ public actor AsyncAccessEnabler {
         public var pollingTimeout: Duration
         /// How the flow layer waits (back-off, polling); tests make it instant.
         public var sleep: @Sendable (Duration) async -> Void
+        /// The platform's single-sign-on framework, when the app has one (Apple's Video Subscriber Account).
+        public var tvProviderAccount: (any TVProviderAccountProvider)?
 
         public init(transport: any EntitlementTransport = URLSessionTransport(), tokenStore: any EntitlementTokenStore = InMemoryTokenStore(),
                     clock: any MediaTokenClock = SystemMediaTokenClock(), platform: EntitlementPlatform = .iOS,
                     redirectURL: String = AsyncAccessEnabler.defaultRedirectURL, metadataDecryptor: MetadataDecryptor? = nil,
                     pollingInterval: Duration = .seconds(2), pollingTimeout: Duration = .seconds(1800),
-                    sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }) {
+                    sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) },
+                    tvProviderAccount: (any TVProviderAccountProvider)? = nil) {
+            self.tvProviderAccount = tvProviderAccount
             self.transport = transport
             self.tokenStore = tokenStore
             self.clock = clock
@@ -485,4 +489,111 @@ public actor AsyncAccessEnabler {
             }
         }
     }
+
+    // MARK: Platform single sign-on (the Apple SSO cookbook)
+
+    /// The MVPDs the platform picker may show: boarded (`SUPPORTED`) or picker-only (`PICKER`), with a platform ID.
+    public var platformMVPDs: [MVPD] {
+        mvpds.filter { $0.platformMappingID != nil && ($0.enablePlatformServices || $0.boardingStatus == "PICKER") }
+    }
+
+    private func isSupportedForSSO(_ mvpd: MVPD) -> Bool { mvpd.enablePlatformServices && mvpd.boardingStatus == "SUPPORTED" }
+
+    /// The silent exchange of `setRequestor` and `checkAuthentication`: when the app may read the TV-provider account,
+    /// a provider is signed in, boarded and offered, its SAML response is exchanged for an authentication, with no
+    /// UI. Returns the authentication (when one was made) and the advanced statuses to report (`VSA403`, `VSA404`,
+    /// `APPL_ERROR`).
+    public func silentPlatformSSO() async -> (token: AuthenticationToken?, statuses: [AdvancedStatus]) {
+        guard let account = configuration.tvProviderAccount, !platformMVPDs.isEmpty else { return (nil, []) }
+        switch await account.accessStatus(prompt: false) {
+        case .denied: return (nil, [.permissionDenied])
+        case .undetermined: return (nil, [.permissionUndetermined])
+        case .failed(let details): return (nil, [.frameworkError(details)])
+        case .granted: break
+        }
+        if (try? loadStored().authentication) != nil { return (nil, []) }
+        switch await account.accountMetadata(TVProviderMetadataRequest(), presenter: SilentPresenter()) {
+        case .account(let providerID, _):
+            guard let mvpd = mvpds.first(where: { $0.platformMappingID == providerID }), isSupportedForSSO(mvpd) else { return (nil, []) }
+            do {
+                return (try await exchange(mvpd, account: account), [])
+            } catch {
+                return (nil, [.frameworkError(error.message)])
+            }
+        case .failed(let message): return (nil, [.frameworkError(message)])
+        case .notSignedIn, .otherProvider, .cancelled: return (nil, [])
+        }
+    }
+
+    /// The result of `getAuthentication` on the platform-SSO path.
+    public enum PlatformSSOOutcome: Sendable, Hashable {
+        /// The provider's SAML response was exchanged: authenticated.
+        case authenticated(AuthenticationToken)
+        /// Back to the classic flow (`displayProviderDialog`), with the advanced status that caused it.
+        case fallback(AdvancedStatus?, [MVPD])
+        /// A picker-only provider was picked: it is selected (silently) and its login starts.
+        case login(MVPD, LoginStep)
+    }
+
+    /// `getAuthentication` (with the platform's `TV_PROVIDERS` / `FEATURED_TV_PROVIDERS` filter, MVPD IDs) when the
+    /// requestor has platform MVPDs: the platform picker, then the exchange, a silent provider selection, or the
+    /// classic flow with `N003`, `N004`, `N005`, `VSA403`, `VSA404` or `VSA503`.
+    public func authenticateWithPlatformSSO(providers: [String]? = nil, featured: [String] = [],
+                                            presenter: any TVProviderDialogPresenter) async throws(AccessEnablerError) -> PlatformSSOOutcome {
+        guard let account = configuration.tvProviderAccount, !platformMVPDs.isEmpty else { return .fallback(nil, mvpds) }
+        pendingLogin = nil
+        switch await account.accessStatus(prompt: true) {
+        case .denied: return .fallback(.permissionDenied, mvpds)
+        case .undetermined: return .fallback(.permissionUndetermined, mvpds)
+        case .failed(let details): return .fallback(.metadataFailed(details), mvpds)
+        case .granted: break
+        }
+        // The filter keeps its order and drops what the picker cannot show.
+        let candidates = (providers ?? platformMVPDs.map(\.id)).compactMap { id in platformMVPDs.first { $0.id == id } }
+        let featuredIDs = featured.compactMap { id in candidates.first { $0.id == id }?.platformMappingID }
+        let request = TVProviderMetadataRequest(providerIdentifiers: candidates.compactMap(\.platformMappingID),
+                                                featuredProviderIdentifiers: featuredIDs, isInterruptionAllowed: true)
+        switch await account.accountMetadata(request, presenter: presenter) {
+        case .otherProvider: return .fallback(.otherProvider, mvpds)
+        case .cancelled, .notSignedIn: return .fallback(.pickerCancelled, mvpds)
+        case .failed(let message): return .fallback(.metadataFailed(message), mvpds)
+        case .account(let providerID, _):
+            guard let mvpd = candidates.first(where: { $0.platformMappingID == providerID }) else {
+                return .fallback(.unsupportedProvider, mvpds)
+            }
+            guard isSupportedForSSO(mvpd) else {
+                return .login(mvpd, try await selectProvider(mvpd.id))
+            }
+            return .authenticated(try await exchange(mvpd, account: account))
+        }
+    }
+
+    /// The token exchange: a profile request, the framework's SAML response for it, `POST /api/v1/tokens/authn`, then
+    /// the authentication token, stored.
+    private func exchange(_ mvpd: MVPD, account: any TVProviderAccountProvider) async throws(AccessEnablerError) -> AuthenticationToken {
+        let (client, _) = try client(for: mvpd.id)
+        var entitlements = try loadStored()
+        let deviceType = configuration.platform.rawValue
+        let payload = try await client.profileRequest(mvpd: mvpd.id, deviceID: entitlements.deviceID, deviceType: deviceType)
+        let request = TVProviderMetadataRequest(providerIdentifiers: mvpd.platformMappingID.map { [$0] } ?? [],
+                                                attributeNames: mvpd.requiredMetadataFields, verificationToken: payload)
+        guard case .account(_, let samlResponse?) = await account.accountMetadata(request, presenter: SilentPresenter()) else {
+            throw AccessEnablerError(.platformSSO, "the single-sign-on framework gave no SAML response")
+        }
+        try await client.exchange(deviceID: entitlements.deviceID, mvpd: mvpd.id, deviceType: deviceType, samlResponse: samlResponse)
+        guard let token = try await client.authenticationToken(deviceID: entitlements.deviceID, platformSSO: true) else {
+            throw AccessEnablerError(.genericAuthentication, "the token exchange left no authentication")
+        }
+        entitlements.authentication = token
+        entitlements.authorizations = [:]
+        entitlements.selectedMVPD = mvpd
+        try save(entitlements)
+        return token
+    }
+}
+
+/// A presenter for requests that must not show UI.
+struct SilentPresenter: TVProviderDialogPresenter {
+    func present(_ dialog: TVProviderDialog) async {}
+    func dismiss(_ dialog: TVProviderDialog) async {}
 }

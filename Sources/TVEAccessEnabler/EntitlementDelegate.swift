@@ -1,0 +1,69 @@
+import Foundation
+import TVEJSON
+
+/// `getMetadata` operations (`METADATA_OPCODE_KEY` values).
+public enum MetadataOpcode: Int, Sendable, Hashable {
+    /// `METADATA_AUTHENTICATION`
+    case authentication = 0
+    /// `METADATA_AUTHORIZATION`
+    case authorization = 1
+    /// `METADATA_DEVICE_ID`
+    case deviceID = 2
+    /// `METADATA_USER_META`
+    case userMeta = 3
+}
+
+/// `sendTrackingData` event types.
+public enum TrackingEventType: String, Sendable, Hashable {
+    /// `TRACKING_AUTHENTICATION` ("authenticationDetection"): every authentication check.
+    case authentication = "authenticationDetection"
+    /// `TRACKING_AUTHORIZATION` ("authorizationDetection"): every authorization token request that returns.
+    case authorization = "authorizationDetection"
+    /// `TRACKING_GET_SELECTED_PROVIDER` ("mvpdSelection"): the user picked an MVPD.
+    case getSelectedProvider = "mvpdSelection"
+}
+
+/// The callbacks of the seeds' `EntitlementDelegate` (see the README for the one-to-one list). They arrive on the
+/// ``AccessEnabler``'s callback executor, never on the caller's stack.
+public protocol EntitlementDelegate: AnyObject, Sendable {
+    /// `setRequestorComplete:` — ``AccessEnabler/statusSuccess`` or ``AccessEnabler/statusError``.
+    func setRequestorComplete(_ status: Int)
+    /// `setAuthenticationStatus:errorCode:` — 1 with `""` when authenticated; 0 with an error code otherwise (and 0
+    /// after a logout).
+    func setAuthenticationStatus(_ status: Int, errorCode: String)
+    /// `displayProviderDialog:` — show these MVPDs; answer with ``AccessEnabler/setSelectedProvider(_:)``.
+    func displayProviderDialog(_ mvpds: [MVPD])
+    /// `navigateToUrl:` — open `url` in a web view; call ``AccessEnabler/handleExternalURL(_:)`` when it reaches the
+    /// redirect URL.
+    func navigateToUrl(_ url: URL)
+    /// `navigateToUrl:useSVC:` (optional) — with the `handleSVC` option: open `url` in SFSafariViewController.
+    func navigateToUrl(_ url: URL, useSVC: Bool)
+    /// `setToken:forResource:` — the short media token.
+    func setToken(_ token: String, forResource resource: String)
+    /// `tokenRequestFailed:errorCode:errorDescription:` — the MVPD's message passed through, or `""`.
+    func tokenRequestFailed(_ resource: String, errorCode: String, errorDescription: String)
+    /// `preauthorizedResources:` — the resources the user may watch.
+    func preauthorizedResources(_ resources: [String])
+    /// `selectedProvider:` — the MVPD of the current authentication, or nil.
+    func selectedProvider(_ mvpd: MVPD?)
+    /// `setMetadataStatus:encrypted:forKey:andArguments:`.
+    func setMetadataStatus(_ metadata: JSONValue?, encrypted: Bool, forKey key: MetadataOpcode, andArguments arguments: MetadataRequest)
+    /// `sendTrackingData:forEventType:` (optional).
+    func sendTrackingData(_ data: [String], forEventType event: TrackingEventType)
+    /// `presentTvProviderDialog:` — present the platform's provider picker.
+    func presentTvProviderDialog(_ dialog: TVProviderDialog)
+    /// `dismissTvProviderDialog:` — remove it.
+    func dismissTvProviderDialog(_ dialog: TVProviderDialog)
+}
+
+extension EntitlementDelegate {
+    public func navigateToUrl(_ url: URL, useSVC: Bool) { navigateToUrl(url) }
+    public func sendTrackingData(_ data: [String], forEventType event: TrackingEventType) {}
+    public func presentTvProviderDialog(_ dialog: TVProviderDialog) {}
+    public func dismissTvProviderDialog(_ dialog: TVProviderDialog) {}
+}
+
+/// The seeds' `status` callback (`EntitlementStatus`): advanced statuses (`N003`, `VSA203`, ..., `REGCODE`).
+public protocol EntitlementStatus: AnyObject, Sendable {
+    func status(_ status: AdvancedStatus)
+}
