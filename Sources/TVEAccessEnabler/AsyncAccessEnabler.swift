@@ -401,11 +401,20 @@ public actor AsyncAccessEnabler {
         }
         let (client, _) = try client(for: authentication.mvpd)
         do {
-            if entitlements.authorizations[resource] == nil {
-                entitlements.authorizations[resource] = try await client.authorize(deviceID: entitlements.deviceID, resource: resource)
-                try save(entitlements)
+            var cached = entitlements.authorizations[resource] != nil
+            while true {
+                if entitlements.authorizations[resource] == nil {
+                    entitlements.authorizations[resource] = try await client.authorize(deviceID: entitlements.deviceID, resource: resource)
+                    try save(entitlements)
+                }
+                do {
+                    return try await client.mediaToken(deviceID: entitlements.deviceID, resource: resource)
+                } catch where cached && (error.httpStatus == 404 || error.httpStatus == 410) {
+                    // The service provider no longer holds the stored authorization: authorize again, once.
+                    entitlements.authorizations[resource] = nil
+                    cached = false
+                }
             }
-            return try await client.mediaToken(deviceID: entitlements.deviceID, resource: resource)
         } catch {
             if error.code == .userNotAuthenticated {
                 // The service provider no longer knows the authentication: forget it.
