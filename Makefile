@@ -2,7 +2,7 @@
 # Both install the system packages they need with apt-get when they are missing.
 
 SWIFT ?= swift
-# pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make demo` for its comparison.
+# pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make speed` for its comparison.
 APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl
 
 .PHONY: all deps build test demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
@@ -28,12 +28,15 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# The main job, until the flow layer exists: measure the crypto layer against OpenSSL on this machine.
+# The main job: walk the AccessEnabler cookbook against the local service provider (tvekit demo).
 demo: deps
+	$(SWIFT) build --product tvekit
+	.build/debug/tvekit demo
+
+# Measure the crypto layer against OpenSSL on this machine.
+speed: deps
 	$(SWIFT) build -c release --product tvekit
 	.build/release/tvekit speed --seconds 4 --compare-openssl
-
-speed: demo
 
 # ThreadSanitizer over the library suites (one key shared by 64 tasks; keys loaded from 8 tasks at once).
 sanitize: deps

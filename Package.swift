@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // System libraries, found through pkg-config. Each has one shim header that wraps the macros and
@@ -93,6 +94,9 @@ let package = Package(
             name: "tvekit",
             dependencies: [
                 "TVEServer",
+                "TVEAccessEnabler",
+                "TVEJSON",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "TVECrypto",
                 "TVETokens",
                 "TVEMetadata",

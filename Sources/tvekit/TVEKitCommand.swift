@@ -15,7 +15,7 @@ struct TVEKitCommand: AsyncParsableCommand {
         abstract: "TV Everywhere entitlement tools: media tokens, user metadata, requestor and clientless signatures, keys and speed.",
         discussion: "Exit status: 0 on success or a valid signature, 1 for an invalid signature, 2 for malformed input or a usage error.",
         subcommands: [SignatureCommand.self, TokenCommand.self, MetadataCommand.self, RequestorCommand.self, ClientlessCommand.self, SAMLCommand.self, ServeCommand.self,
-                      KeyCommand.self, SpeedCommand.self]
+                      DemoCommand.self, KeyCommand.self, SpeedCommand.self]
     )
 
     /// Parses and runs, mapping every failure to the documented exit codes.

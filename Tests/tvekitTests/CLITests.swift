@@ -412,6 +412,19 @@ struct ServeCommandTests {
         return process.terminationStatus
     }
 
+    @Test("tvekit demo walks the cookbook against the local service provider and exits 0, also as JSON")
+    func demo() throws {
+        let outcome = try CLI.run(["demo", "--json"])
+        #expect(outcome.status == 0, "\(outcome.stdout.suffix(800))")
+        let report = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
+        #expect(report?["ok"] as? Bool == true)
+        let lines = (report?["transcript"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+        for expected in ["setRequestorComplete(1)", "MediaTokenVerifier: VALID_TOKEN", "presentTvProviderDialog", "status(VSA203",
+                         "status(REGCODE", "setMetadataStatus(\"Apple\""] {
+            #expect(lines.contains { $0.contains(expected) }, "\(expected)")
+        }
+    }
+
     @Test("tvekit serve refuses to write the sandbox's private keys into a directory others can read")
     func keysOutPermissions() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-open-\(UUID().uuidString)")

@@ -1,0 +1,302 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import NIOConcurrencyHelpers
+import TVEAccessEnabler
+import TVECrypto
+import TVEJSON
+import TVEMetadata
+import TVEServer
+import TVETokens
+
+/// `tvekit demo`: the whole cookbook, as an app would walk it, against the local service provider.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Walk the AccessEnabler cookbook against a local service provider and print the transcript.",
+        discussion: """
+        Starts the local service provider (the sandbox, fresh keys) on an ephemeral loopback port, then plays an app:
+        setRequestor, authentication through the MVPD's login form, preauthorization, authorization, media-token
+        verification, user-metadata decryption, the platform single-sign-on path with a simulated TV-provider
+        account, the tvOS second screen, and logout. Each callback is printed with its time. Exit 0 when every step
+        gave the callbacks the cookbook promises, 1 otherwise.
+        """
+    )
+
+    /// Hummingbird stays quiet (its shutdown reports a cancellation as an error): the transcript is the output.
+    static var quietLogger: Logger {
+        var logger = Logger(label: "tvekit.demo")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    @Flag(name: .long, help: "Print the transcript as JSON (one object) instead of text.")
+    var json = false
+
+    func run() async throws {
+        let transcript = Transcript(json: json)
+        let configuration = ServiceProviderConfiguration.sandbox
+        transcript.note("generating the sandbox keys")
+        let keys = try SandboxKeys()
+        let provider = try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys)
+        let router = Router(context: ServerRequestContext.self)
+        provider.addRoutes(to: router)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port) }, logger: Self.quietLogger)
+        let server = Task { try await app.run() }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() ?? nil, let base = URL(string: "http://127.0.0.1:\(port)") else {
+            throw CLIError(message: "the local service provider did not start")
+        }
+        transcript.note("local service provider on \(base.absoluteString)")
+        let statement = try SoftwareStatement.issue(subject: UUID().uuidString.lowercased(), issuedAt: Int64(Date().timeIntervalSince1970),
+                                                    signingKey: keys.softwareStatementKey).compact
+        let demo = Demo(base: base, keys: keys, statement: statement, transcript: transcript)
+        var failures: [String] = []
+        for (name, step) in [("iOS, without single sign-on", demo.classic), ("iOS, with platform single sign-on", demo.platformSSO),
+                             ("tvOS, second screen", demo.secondScreen)] {
+            transcript.section(name)
+            do {
+                try await step()
+            } catch {
+                failures.append("\(name): \(error)")
+                transcript.note("FAILED: \(error)")
+            }
+        }
+        transcript.finish(failures: failures)
+        if !failures.isEmpty { throw ExitCode(1) }
+    }
+}
+
+/// The printed (or JSON) transcript, with milliseconds since the start.
+final class Transcript: Sendable {
+    let json: Bool
+    let start = ContinuousClock.now
+    private let lines = NIOLockedValueBox<[(ms: Int, kind: String, text: String)]>([])
+
+    init(json: Bool) { self.json = json }
+
+    private func add(_ kind: String, _ text: String) {
+        let elapsed = ContinuousClock.now - start
+        let ms = Int(elapsed.components.seconds) * 1000 + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
+        lines.withLockedValue { $0.append((ms, kind, text)) }
+        if !json {
+            let prefix = kind == "section" ? "\n== " : String(format: "%6d ms  %@ ", ms, kind == "call" ? "→" : kind == "callback" ? "←" : "·")
+            print(prefix + text)
+        }
+    }
+
+    func section(_ text: String) { add("section", text) }
+    func call(_ text: String) { add("call", text) }
+    func callback(_ text: String) { add("callback", text) }
+    func note(_ text: String) { add("note", text) }
+
+    func finish(failures: [String]) {
+        if json {
+            let entries: [JSONValue] = lines.withLockedValue { $0 }.map {
+                .object(["ms": .integer(Int64($0.ms)), "kind": .string($0.kind), "text": .string($0.text)])
+            }
+            print(JSONValue.object(["transcript": .array(entries), "ok": .bool(failures.isEmpty),
+                                    "failures": .array(failures.map { .string($0) })]).jsonText)
+        } else {
+            print(failures.isEmpty ? "\nevery step behaved as the cookbook says" : "\n\(failures.count) step(s) failed")
+        }
+    }
+}
+
+/// The app's delegate: prints each callback and lets the demo wait for the next one.
+final class DemoDelegate: EntitlementDelegate, EntitlementStatus, Sendable {
+    enum Callback: Sendable {
+        case requestorComplete(Int)
+        case authenticationStatus(Int, String)
+        case providers([MVPD])
+        case navigate(URL)
+        case token(String, String)
+        case failed(String, String, String)
+        case preauthorized([String])
+        case selected(MVPD?)
+        case metadata(JSONValue?, Bool)
+        case present, dismiss
+        case status(AdvancedStatus)
+    }
+
+    let transcript: Transcript
+    private let received = NIOLockedValueBox<[Callback]>([])
+
+    init(transcript: Transcript) { self.transcript = transcript }
+
+    private func add(_ callback: Callback, _ text: String) {
+        transcript.callback(text)
+        received.withLockedValue { $0.append(callback) }
+    }
+
+    /// Waits (up to 15 s) for the next callback that `match` accepts, consuming those before it.
+    func next<T>(_ what: String, _ match: @escaping (Callback) -> T?) async throws -> T {
+        for _ in 0..<3000 {
+            let found = received.withLockedValue { list -> T? in
+                for (index, callback) in list.enumerated() {
+                    if let value = match(callback) {
+                        list.removeFirst(index + 1)
+                        return value
+                    }
+                }
+                return nil
+            }
+            if let found { return found }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw CLIError(message: "no \(what) callback arrived")
+    }
+
+    func setRequestorComplete(_ status: Int) { add(.requestorComplete(status), "setRequestorComplete(\(status))") }
+    func setAuthenticationStatus(_ status: Int, errorCode: String) {
+        add(.authenticationStatus(status, errorCode), "setAuthenticationStatus(\(status), \"\(errorCode)\")")
+    }
+    func displayProviderDialog(_ mvpds: [MVPD]) { add(.providers(mvpds), "displayProviderDialog([\(mvpds.map(\.displayName).joined(separator: ", "))])") }
+    func navigateToUrl(_ url: URL) { add(.navigate(url), "navigateToUrl(\(url.path))") }
+    func setToken(_ token: String, forResource resource: String) { add(.token(token, resource), "setToken(\(token.prefix(24))…, \(resource))") }
+    func tokenRequestFailed(_ resource: String, errorCode: String, errorDescription: String) {
+        add(.failed(resource, errorCode, errorDescription), "tokenRequestFailed(\(resource), \(errorCode), \"\(errorDescription)\")")
+    }
+    func preauthorizedResources(_ resources: [String]) { add(.preauthorized(resources), "preauthorizedResources(\(resources))") }
+    func selectedProvider(_ mvpd: MVPD?) { add(.selected(mvpd), "selectedProvider(\(mvpd?.displayName ?? "nil"))") }
+    func setMetadataStatus(_ metadata: JSONValue?, encrypted: Bool, forKey key: MetadataOpcode, andArguments arguments: MetadataRequest) {
+        add(.metadata(metadata, encrypted), "setMetadataStatus(\(metadata?.jsonText ?? "nil"), encrypted: \(encrypted), \(arguments))")
+    }
+    func sendTrackingData(_ data: [String], forEventType event: TrackingEventType) {
+        transcript.note("sendTrackingData(\(event.rawValue), \(data))")
+    }
+    func presentTvProviderDialog(_ dialog: TVProviderDialog) { add(.present, "presentTvProviderDialog(\(dialog.payload))") }
+    func dismissTvProviderDialog(_ dialog: TVProviderDialog) { add(.dismiss, "dismissTvProviderDialog") }
+    func status(_ status: AdvancedStatus) { add(.status(status), "status(\(status.id): \(status.message))") }
+}
+
+/// The three walks.
+struct Demo: Sendable {
+    let base: URL
+    let keys: SandboxKeys
+    let statement: String
+    let transcript: Transcript
+    static let requestor = "tvekit-sandbox"
+
+    func make(platform: EntitlementPlatform = .iOS, account: (any TVProviderAccountProvider)? = nil) -> (AccessEnabler, DemoDelegate) {
+        let core = AsyncAccessEnabler(softwareStatement: statement, configuration: .init(
+            transport: URLSessionTransport(timeout: 10), platform: platform, metadataDecryptor: MetadataDecryptor(privateKey: keys.metadataKey),
+            pollingInterval: .milliseconds(200), pollingTimeout: .seconds(30), tvProviderAccount: account))
+        let enabler = AccessEnabler(core: core)
+        let delegate = DemoDelegate(transcript: transcript)
+        enabler.delegate = delegate
+        enabler.statusDelegate = delegate
+        return (enabler, delegate)
+    }
+
+    func expect(_ condition: Bool, _ what: String) throws {
+        guard condition else { throw CLIError(message: what) }
+    }
+
+    /// Startup, authentication in the MVPD's login form, preauthorization, authorization, verification, metadata, logout.
+    func classic() async throws {
+        let (enabler, delegate) = make()
+        transcript.call("setRequestor(\(Self.requestor), [\(base.absoluteString)])")
+        enabler.setRequestor(Self.requestor, serviceProviders: [base])
+        try expect(try await delegate.next("setRequestorComplete") { if case .requestorComplete(let s) = $0 { s } else { nil } } == 1, "setRequestor failed")
+        transcript.call("checkAuthentication()")
+        enabler.checkAuthentication()
+        _ = try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } }
+        transcript.call("getAuthentication()")
+        enabler.getAuthentication()
+        let mvpds = try await delegate.next("displayProviderDialog") { if case .providers(let list) = $0 { list } else { nil } }
+        try expect(mvpds.contains { $0.id == "SandboxCable" }, "SandboxCable is not offered")
+        transcript.call("setSelectedProvider(SandboxCable)")
+        enabler.setSelectedProvider("SandboxCable")
+        let url = try await delegate.next("navigateToUrl") { if case .navigate(let url) = $0 { url } else { nil } }
+        transcript.note("the web view signs in as viewer on the MVPD's page")
+        guard case .redirect(let back) = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password") else {
+            throw CLIError(message: "the login did not return to the app")
+        }
+        transcript.call("handleExternalURL(\(back.absoluteString))")
+        enabler.handleExternalURL(back)
+        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 1,
+                   "the authentication failed")
+        transcript.call("checkPreauthorizedResources([news, mature-show, premium-sports])")
+        enabler.checkPreauthorizedResources(["news", "mature-show", "premium-sports"])
+        let allowed = try await delegate.next("preauthorizedResources") { if case .preauthorized(let list) = $0 { list } else { nil } }
+        try expect(allowed == ["news"], "preauthorization gave \(allowed)")
+        transcript.call("checkAuthorization(news)")
+        enabler.checkAuthorization("news")
+        let token = try await delegate.next("setToken") { if case .token(let token, _) = $0 { token } else { nil } }
+        let verifier = try MediaTokenVerifier(trustedKeys: [keys.mediaTokenKey.publicKey], requestorID: Self.requestor)
+        let verification = verifier.verify(token, resourceID: "news")
+        transcript.note("MediaTokenVerifier: \(verification.result.rawValue)")
+        try expect(verification.isValid, "the media token did not verify: \(verification)")
+        transcript.call("checkAuthorization(mature-show)")
+        enabler.checkAuthorization("mature-show")
+        _ = try await delegate.next("tokenRequestFailed") { if case .failed(_, let code, _) = $0 { code } else { nil } }
+        for key in ["zip", "householdID", "maxRating"] {
+            transcript.call("getMetadata(userMetadata: \(key))")
+            enabler.getMetadata(.userMetadata(key: key))
+            let value = try await delegate.next("setMetadataStatus") { if case .metadata(let value, _) = $0 { value as JSONValue?? } else { nil } }
+            try expect(value != nil, "no \(key)")
+        }
+        transcript.call("logout()")
+        enabler.logout()
+        let page = try await delegate.next("navigateToUrl") { if case .navigate(let url) = $0 { url } else { nil } }
+        guard case .redirect(let after) = try await SandboxBrowser().navigate(to: page) else { throw CLIError(message: "the logout page did not return") }
+        transcript.call("handleExternalURL(\(after.absoluteString))")
+        enabler.handleExternalURL(after)
+        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 0,
+                   "logout did not end")
+    }
+
+    /// The Apple SSO cookbook with a simulated TV-provider account.
+    func platformSSO() async throws {
+        let account = SandboxTVProviderAccount(serviceProvider: base, mvpdForProvider: ["sandbox-sso": "SandboxSSO"], access: .granted,
+                                               picker: { _ in .select(.init(providerIdentifier: "sandbox-sso", username: "sso-viewer",
+                                                                            password: "sandbox-password")) })
+        let (enabler, delegate) = make(account: account)
+        transcript.note("the TV-provider account: access granted, not signed in yet")
+        transcript.call("setRequestor(\(Self.requestor))")
+        enabler.setRequestor(Self.requestor, serviceProviders: [base])
+        _ = try await delegate.next("setRequestorComplete") { if case .requestorComplete(let s) = $0 { s } else { nil } }
+        transcript.call("getAuthentication()")
+        enabler.getAuthentication()
+        _ = try await delegate.next("presentTvProviderDialog") { if case .present = $0 { true } else { nil } }
+        transcript.note("the user picks Sandbox SSO in the platform picker")
+        _ = try await delegate.next("dismissTvProviderDialog") { if case .dismiss = $0 { true } else { nil } }
+        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 1,
+                   "the token exchange failed")
+        transcript.call("getMetadata(userMetadata: tokenSource)")
+        enabler.getMetadata(.userMetadata(key: "tokenSource"))
+        let source = try await delegate.next("setMetadataStatus") { if case .metadata(let value, _) = $0 { value as JSONValue?? } else { nil } }
+        try expect(source == .string("Apple"), "tokenSource is not Apple")
+        transcript.call("logout()")
+        enabler.logout()
+        let status = try await delegate.next("status") { if case .status(let status) = $0 { status } else { nil } }
+        try expect(status.id == "VSA203", "no VSA203 after an SSO logout")
+    }
+
+    /// tvOS: a registration code shown on the TV and used on a phone.
+    func secondScreen() async throws {
+        let (enabler, delegate) = make(platform: .tvOS)
+        transcript.call("setRequestor(\(Self.requestor))")
+        enabler.setRequestor(Self.requestor, serviceProviders: [base])
+        _ = try await delegate.next("setRequestorComplete") { if case .requestorComplete(let s) = $0 { s } else { nil } }
+        transcript.call("getAuthentication()")
+        enabler.getAuthentication()
+        _ = try await delegate.next("displayProviderDialog") { if case .providers(let list) = $0 { list } else { nil } }
+        transcript.call("setSelectedProvider(SandboxCable)")
+        enabler.setSelectedProvider("SandboxCable")
+        let status = try await delegate.next("status") { if case .status(let status) = $0, status.id == "REGCODE" { status } else { nil } }
+        var components = URLComponents(url: base.appendingPathComponent("api/v1/authenticate"), resolvingAgainstBaseURL: false)
+        components?.queryItems = [.init(name: "requestor_id", value: Self.requestor), .init(name: "mso_id", value: "SandboxCable"),
+                                  .init(name: "reg_code", value: status.message)]
+        guard let url = components?.url else { throw CLIError(message: "bad second-screen URL") }
+        transcript.note("on a phone: \(url.path)?…reg_code=\(status.message), signing in as viewer")
+        _ = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password")
+        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 1,
+                   "the TV did not see the second-screen login")
+    }
+}
