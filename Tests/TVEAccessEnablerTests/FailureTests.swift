@@ -162,4 +162,28 @@ struct FailureTests {
             await #expect(throws: AccessEnablerError.self) { try await core.checkAuthentication() }
         }
     }
+
+    @Test("expired tokens: once the authentication's TTL passes, checkAuthentication reports status 0 and checkAuthorization fails unauthenticated")
+    func expiredAuthentication() async throws {
+        var configuration = ServiceProviderConfiguration.sandbox
+        configuration.authenticationTTL = 600
+        try await withLocalProvider(configuration) { provider in
+            let recorder = Recorder()
+            let enabler = makeEnabler(provider.enabler(), recorder)
+            enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
+            enabler.getAuthentication()
+            enabler.setSelectedProvider("SandboxCable")
+            await enabler.drain()
+            try await DelegateFlowTests.completeWebLogin(enabler, recorder)
+            provider.clock.advance(seconds: 601)
+            recorder.reset()
+            enabler.checkAuthentication()
+            enabler.checkAuthorization("news")
+            enabler.getMetadata(.authenticationTTL)
+            await enabler.drain()
+            #expect(recorder.flow == [.authenticationStatus(0, "USER_NOT_AUTHENTICATED_ERROR"),
+                                      .failed("news", code: "USER_NOT_AUTHENTICATED_ERROR", description: ""),
+                                      .metadata(nil, encrypted: false, key: .authentication)])
+        }
+    }
 }
