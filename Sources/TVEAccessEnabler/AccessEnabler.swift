@@ -32,9 +32,11 @@ public final class AccessEnabler: Sendable {
         var delegates = Weak()
         var polling: Task<Void, Never>?
         /// getAuthorization started a login: authorize this resource once it succeeds.
-        var pendingAuthorization: String?
+        var pendingAuthorization: (resource: String, data: [String: String])?
         /// logout sent the app to the logout page: handleExternalURL ends the logout.
         var loggingOut = false
+        /// `withData` of the last getAuthentication, sent with the login.
+        var loginData: [String: String] = [:]
     }
 
     private let state = NIOLockedValueBox(State())
@@ -63,6 +65,7 @@ public final class AccessEnabler: Sendable {
     deinit {
         jobs.finish()
         worker.cancel()
+        state.withLockedValue { $0.polling }?.cancel()
     }
 
     /// The delegate (held weakly).
@@ -94,6 +97,14 @@ public final class AccessEnabler: Sendable {
 
     private func authenticationStatus(_ status: Int, _ code: String) {
         callback { $0.setAuthenticationStatus(status, errorCode: code) }
+    }
+
+    /// A failed authentication: `setAuthenticationStatus` carries one of the seeds' three codes; anything more
+    /// specific (`CFG400`, `CFG429`, `LS011`, ...) goes to `status` first.
+    private func authenticationFailed(_ error: AccessEnablerError) {
+        let documented: [AccessEnablerError.Code] = [.userNotAuthenticated, .providerNotSelected, .genericAuthentication]
+        if !documented.contains(error.code) { report(AdvancedStatus(id: error.code.rawValue, level: .error, message: error.message)) }
+        authenticationStatus(Self.statusError, documented.contains(error.code) ? error.code.rawValue : AccessEnablerError.Code.genericAuthentication.rawValue)
     }
 
     /// The tracking data's device type, client type and operating system.
@@ -188,7 +199,7 @@ public final class AccessEnabler: Sendable {
 
     /// `getAuthentication`, `getAuthentication:withData:` (`data` is accepted and not used by the local service provider).
     public func getAuthentication(forceAuthn: Bool = false, withData data: [String: String] = [:]) {
-        enqueue { await self.runAuthentication(forceAuthn: forceAuthn, providers: nil, featured: []) }
+        enqueue { await self.runAuthentication(forceAuthn: forceAuthn, providers: nil, featured: [], data: data) }
     }
 
     /// `getAuthentication:filter` / `getAuthentication:withData:andFilter:` with the dictionary filter: `TV_PROVIDERS`
@@ -198,13 +209,13 @@ public final class AccessEnabler: Sendable {
         let providers = filter["TV_PROVIDERS"].map { all in all } ?? []
         enqueue {
             await self.runAuthentication(forceAuthn: forceAuthn, providers: providers.isEmpty ? nil : providers,
-                                         featured: featured.filter { providers.contains($0) })
+                                         featured: featured.filter { providers.contains($0) }, data: data)
         }
     }
 
     /// The legacy array filter (`getAuthentication:` with an NSArray): the MVPD IDs the platform picker shows.
     public func getAuthentication(forceAuthn: Bool = false, withData data: [String: String] = [:], filter: [String]) {
-        enqueue { await self.runAuthentication(forceAuthn: forceAuthn, providers: filter, featured: []) }
+        enqueue { await self.runAuthentication(forceAuthn: forceAuthn, providers: filter, featured: [], data: data) }
     }
 
     /// The deprecated `getAuthenticationToken`: completes a login without the URL.
@@ -212,8 +223,12 @@ public final class AccessEnabler: Sendable {
         enqueue { await self.finishLogin { () async throws(AccessEnablerError) in try await self.core.completeAuthentication() } }
     }
 
-    private func runAuthentication(forceAuthn: Bool, providers: [String]?, featured: [String]) async {
+    private func runAuthentication(forceAuthn: Bool, providers: [String]?, featured: [String], data: [String: String]) async {
         stopPolling()
+        state.withLockedValue {
+            $0.loggingOut = false
+            $0.loginData = data
+        }
         do {
             if case .authenticated(let token) = try await core.startAuthentication(forceAuthn: forceAuthn) {
                 trackAuthentication(token, cached: true)
@@ -240,24 +255,28 @@ public final class AccessEnabler: Sendable {
             let mvpds = await core.mvpds
             callback { $0.displayProviderDialog(mvpds) }
         } catch {
-            authenticationStatus(Self.statusError, error.code.rawValue)
+            state.withLockedValue { $0.pendingAuthorization = nil }
+            authenticationFailed(error)
         }
     }
 
     /// `setSelectedProvider:` — nil cancels the login (`PROVIDER_NOT_SELECTED_ERROR`).
     public func setSelectedProvider(_ mvpdID: String?) {
-        if mvpdID == nil { stopPolling() }
         enqueue {
+            self.stopPolling()
+            let data = self.state.withLockedValue { state -> [String: String] in
+                state.loggingOut = false
+                return state.loginData
+            }
             if let mvpdID {
                 let fields = self.platformFields
                 self.callback { $0.sendTrackingData([mvpdID] + fields, forEventType: .getSelectedProvider) }
             }
             do {
-                self.follow(try await self.core.selectProvider(mvpdID))
+                self.follow(try await self.core.selectProvider(mvpdID, data: data))
             } catch let error as AccessEnablerError {
                 self.state.withLockedValue { $0.pendingAuthorization = nil }
-                self.authenticationStatus(Self.statusError, error.code == .providerNotSelected ? error.code.rawValue
-                                              : AccessEnablerError.Code.genericAuthentication.rawValue)
+                self.authenticationFailed(error)
             } catch {
                 self.authenticationStatus(Self.statusError, AccessEnablerError.Code.genericAuthentication.rawValue)
             }
@@ -272,9 +291,20 @@ public final class AccessEnabler: Sendable {
                 if useSVC { delegate.navigateToUrl(url, useSVC: true) } else { delegate.navigateToUrl(url) }
             }
         case .registrationCode(let code):
+            stopPolling()
             report(.registrationCode(code))
-            let task = Task {
-                await self.finishLogin { () async throws(AccessEnablerError) in try await self.core.waitForSecondScreen() }
+            // The wait runs beside the job queue and holds the enabler weakly: dropping it ends the wait.
+            let core = self.core
+            let task = Task { [weak self] in
+                do {
+                    let token = try await core.waitForSecondScreen()
+                    await self?.finishLogin { () async throws(AccessEnablerError) in token }
+                } catch let error as AccessEnablerError {
+                    if Task.isCancelled || error.code == .providerNotSelected { return }
+                    await self?.finishLogin { () async throws(AccessEnablerError) in throw error }
+                } catch {
+                    return
+                }
             }
             state.withLockedValue { $0.polling = task }
         }
@@ -295,7 +325,7 @@ public final class AccessEnabler: Sendable {
                 defer { state.loggingOut = false }
                 return state.loggingOut
             }
-            if wasLoggingOut {
+            if wasLoggingOut, AsyncAccessEnabler.isRedirect(url, self.core.configuration.redirectURL) {
                 self.authenticationStatus(Self.statusError, Self.userAuthenticated)
                 return
             }
@@ -313,7 +343,7 @@ public final class AccessEnabler: Sendable {
             if Task.isCancelled { return }
             trackAuthentication(nil, cached: false)
             state.withLockedValue { $0.pendingAuthorization = nil }
-            authenticationStatus(Self.statusError, error.code == .providerNotSelected ? error.code.rawValue : AccessEnablerError.Code.genericAuthentication.rawValue)
+            authenticationFailed(error)
         }
     }
 
@@ -329,37 +359,44 @@ public final class AccessEnabler: Sendable {
 
     /// `checkAuthorization:` / `checkAuthorization:withData:` — never starts a login.
     public func checkAuthorization(_ resource: String, withData data: [String: String] = [:]) {
-        enqueue { await self.runAuthorization(resource) }
+        enqueue { await self.runAuthorization(resource, data: data) }
     }
 
     /// `getAuthorization:` / `getAuthorization:withData:` — starts a login first when the user is not authenticated.
     public func getAuthorization(_ resource: String, withData data: [String: String] = [:]) {
         enqueue {
             if (try? await self.core.checkAuthentication()) == nil {
-                self.state.withLockedValue { $0.pendingAuthorization = resource }
-                await self.runAuthentication(forceAuthn: false, providers: nil, featured: [])
+                self.state.withLockedValue { $0.pendingAuthorization = (resource, data) }
+                await self.runAuthentication(forceAuthn: false, providers: nil, featured: [], data: [:])
                 return
             }
-            await self.runAuthorization(resource)
+            await self.runAuthorization(resource, data: data)
         }
     }
 
     private func authorizePending() async {
-        let resource = state.withLockedValue { state -> String? in
+        let pending = state.withLockedValue { state -> (resource: String, data: [String: String])? in
             defer { state.pendingAuthorization = nil }
             return state.pendingAuthorization
         }
-        if let resource { await runAuthorization(resource) }
+        if let pending { await runAuthorization(pending.resource, data: pending.data) }
     }
 
-    private func runAuthorization(_ resource: String) async {
-        let authentication = try? await core.checkAuthentication()
+    private func runAuthorization(_ resource: String, data: [String: String]) async {
+        // Authentication first: without it (or without a requestor) the call ends here, with no login UI.
+        guard let authentication = try? await core.checkAuthentication() else {
+            trackAuthorization(success: false, mvpd: nil, userID: nil, cached: false,
+                               error: AccessEnablerError(.userNotAuthenticated, "the user is not authenticated"))
+            callback { $0.tokenRequestFailed(resource, errorCode: AccessEnablerError.Code.userNotAuthenticated.rawValue, errorDescription: "") }
+            return
+        }
+        let cached = (try? await core.metadata(.authorizationTTL(resource: resource)))?.value != nil
         do {
-            let token = try await core.authorize(resource: resource)
-            trackAuthorization(success: true, mvpd: authentication?.mvpd, userID: authentication?.userID, cached: false, error: nil)
+            let token = try await core.authorize(resource: resource, data: data)
+            trackAuthorization(success: true, mvpd: authentication.mvpd, userID: authentication.userID, cached: cached, error: nil)
             callback { $0.setToken(token, forResource: resource) }
         } catch {
-            trackAuthorization(success: false, mvpd: authentication?.mvpd, userID: authentication?.userID, cached: false, error: error)
+            trackAuthorization(success: false, mvpd: authentication.mvpd, userID: authentication.userID, cached: cached, error: error)
             let code = error.code == .userNotAuthenticated || error.code == .userNotAuthorized ? error.code.rawValue
                 : AccessEnablerError.Code.userNotAuthorized.rawValue
             let description = error.code == .userNotAuthorized ? error.message : (error.code == .userNotAuthenticated ? "" : error.message)
@@ -372,8 +409,9 @@ public final class AccessEnabler: Sendable {
     /// `logout` — local tokens cleared, the server session ended; on iOS the app is sent to the logout page and
     /// `handleExternalURL` ends it, on tvOS it ends at once. `VSA203` after a platform-SSO login.
     public func logout() {
-        stopPolling()
         enqueue {
+            self.stopPolling()
+            self.state.withLockedValue { $0.pendingAuthorization = nil }
             do {
                 let (page, platformSSO) = try await self.core.logout()
                 if platformSSO { self.report(.signOutInSettings) }

@@ -104,8 +104,29 @@ public actor AsyncAccessEnabler {
     /// The merged MVPD list of the last `setRequestor`.
     public private(set) var mvpds: [MVPD] = []
     private var stored: StoredEntitlements?
+    /// The requestor `stored` belongs to.
+    private var storedRequestor: String?
     /// The login in progress: the MVPD picked and its registration code.
     private var pendingLogin: (mvpd: MVPD, code: String)?
+    /// What the clients were built with (a change of credentials rebuilds them).
+    private var clientsIdentity: String?
+
+    // An actor is reentrant at every `await`: the operations that read the stored tokens, wait on the network and
+    // write them back run one at a time under this lock, so that none saves a copy another has made stale.
+    private var locked = false
+    private var lockWaiters: [CheckedContinuation<Void, Never>] = []
+
+    private func acquire() async {
+        guard locked else {
+            locked = true
+            return
+        }
+        await withCheckedContinuation { lockWaiters.append($0) }
+    }
+
+    private func release() {
+        if lockWaiters.isEmpty { locked = false } else { lockWaiters.removeFirst().resume() }
+    }
 
     /// `init:softwareStatement` (SDK 3.x): Dynamic Client Registration with the software statement.
     public init(softwareStatement: String, redirectURI: String? = nil, configuration: Configuration = Configuration()) {
@@ -168,22 +189,32 @@ public actor AsyncAccessEnabler {
         return try await configure(requestorID, identity: .clientless(publicKey: publicKey, secret: secret), serviceProviders: serviceProviders)
     }
 
+    /// A fingerprint of the credentials (never stored or shown).
+    private static func identityKey(_ identity: ClientIdentity) -> String {
+        let text: String
+        switch identity {
+        case .softwareStatement(let statement, let redirect): text = "s\u{0}" + statement + "\u{0}" + (redirect ?? "")
+        case .signedRequestorID(let signature): text = "r\u{0}" + signature
+        case .clientless(let publicKey, let secret): text = "c\u{0}" + publicKey + "\u{0}" + Base64.encode(secret)
+        }
+        return ((try? HashFunction.sha256.hash(Array(text.utf8))) ?? []).map { String(format: "%02x", $0) }.joined()
+    }
+
     private func configure(_ requestorID: String, identity: ClientIdentity, serviceProviders: [URL]?) async throws(AccessEnablerError) -> [MVPD] {
+        await acquire()
+        defer { release() }
         guard !requestorID.isEmpty, requestorID.utf8.count <= 256 else { throw AccessEnablerError(.invalidRequestor, "the requestor ID is empty or too long") }
         let urls = serviceProviders ?? [Self.defaultServiceProvider].compactMap { $0 }
         guard !urls.isEmpty, urls.count <= 16 else { throw AccessEnablerError(.invalidRequestor, "give 1 to 16 service-provider URLs") }
-        if requestorID != self.requestorID {
-            clients = [:]
-            pendingLogin = nil
-        }
-        self.requestorID = requestorID
+        let key = Self.identityKey(identity)
+        // Clients are reused (with their access tokens) only for the same requestor and credentials.
+        let reusable = requestorID == self.requestorID && key == clientsIdentity ? clients : [:]
         var newClients: [URL: ServiceProviderClient] = [:]
         for url in urls {
-            newClients[url] = clients[url] ?? ServiceProviderClient(baseURL: url, requestor: requestorID, identity: identity,
-                                                                    transport: configuration.transport, deviceInfo: deviceInfoValue,
-                                                                    extraFields: extraFields, clock: configuration.clock, sleep: configuration.sleep)
+            newClients[url] = reusable[url] ?? ServiceProviderClient(baseURL: url, requestor: requestorID, identity: identity,
+                                                                     transport: configuration.transport, deviceInfo: deviceInfoValue,
+                                                                     extraFields: extraFields, clock: configuration.clock, sleep: configuration.sleep)
         }
-        clients = newClients
         // Every provider at once; merge in the order they answer.
         var merged: [MVPD] = []
         var failures: [AccessEnablerError] = []
@@ -207,6 +238,15 @@ public actor AsyncAccessEnabler {
         guard failures.count < newClients.count else {
             throw failures.first ?? AccessEnablerError(.configurationUnavailable, "no service provider answered")
         }
+        // Committed only now: a failed setRequestor leaves the previous requestor in place.
+        if requestorID != self.requestorID {
+            pendingLogin = nil
+            stored = nil
+            storedRequestor = nil
+        }
+        self.requestorID = requestorID
+        clients = newClients
+        clientsIdentity = key
         mvpds = merged
         var entitlements = try loadStored()
         // An authentication whose MVPD is no longer offered is void.
@@ -227,7 +267,7 @@ public actor AsyncAccessEnabler {
 
     private func loadStored() throws(AccessEnablerError) -> StoredEntitlements {
         let requestor = try requireRequestor()
-        if var stored, stored.authentication?.requestor ?? requestor == requestor {
+        if var stored, storedRequestor == requestor {
             stored.prune(now: configuration.clock.nowMilliseconds)
             return stored
         }
@@ -242,11 +282,13 @@ public actor AsyncAccessEnabler {
         var entitlements = loaded ?? StoredEntitlements(deviceID: Self.newDeviceID())
         entitlements.prune(now: configuration.clock.nowMilliseconds)
         stored = entitlements
+        storedRequestor = requestor
         return entitlements
     }
 
     private func save(_ entitlements: StoredEntitlements) throws(AccessEnablerError) {
         stored = entitlements
+        storedRequestor = requestorID
         do {
             try configuration.tokenStore.save(entitlements, requestor: try requireRequestor())
         } catch let error as AccessEnablerError {
@@ -306,7 +348,13 @@ public actor AsyncAccessEnabler {
     }
 
     /// `setSelectedProvider`: `nil` cancels (`PROVIDER_NOT_SELECTED_ERROR`, state reset); an MVPD starts its login.
-    public func selectProvider(_ mvpdID: String?) async throws(AccessEnablerError) -> LoginStep {
+    public func selectProvider(_ mvpdID: String?, data: [String: String] = [:]) async throws(AccessEnablerError) -> LoginStep {
+        await acquire()
+        defer { release() }
+        return try await selectProviderLocked(mvpdID, data: data)
+    }
+
+    private func selectProviderLocked(_ mvpdID: String?, data: [String: String]) async throws(AccessEnablerError) -> LoginStep {
         guard let mvpdID else {
             pendingLogin = nil
             throw AccessEnablerError(.providerNotSelected, "no provider was selected")
@@ -326,21 +374,31 @@ public actor AsyncAccessEnabler {
         case .tvOS:
             return .registrationCode(code)
         case .iOS:
-            let url = await client.authenticationURL(mvpd: mvpd.id, registrationCode: code, redirectURL: configuration.redirectURL)
+            let url = await client.authenticationURL(mvpd: mvpd.id, registrationCode: code, redirectURL: configuration.redirectURL, data: data)
             return .navigate(url, useSVC: options.handleSVC)
         }
     }
 
     /// `handleExternalURL`: the login page reached the redirect URL; fetch and store the authentication token.
     public func handleExternalURL(_ url: URL) async throws(AccessEnablerError) -> AuthenticationToken {
-        guard url.absoluteString.hasPrefix(configuration.redirectURL) else {
+        guard Self.isRedirect(url, configuration.redirectURL) else {
             throw AccessEnablerError(.genericAuthentication, "the URL is not the redirect URL")
         }
         return try await completeAuthentication()
     }
 
+    /// Whether `url` is the configured redirect URL: the same scheme and host (case-insensitively) and path; a query
+    /// or fragment may follow.
+    static func isRedirect(_ url: URL, _ redirect: String) -> Bool {
+        guard let expected = URL(string: redirect) else { return false }
+        return url.scheme?.lowercased() == expected.scheme?.lowercased() && url.host?.lowercased() == expected.host?.lowercased()
+            && url.path == expected.path && url.user == nil && url.port == expected.port
+    }
+
     /// The deprecated `getAuthenticationToken`: the same as ``handleExternalURL(_:)`` without the URL.
     public func completeAuthentication() async throws(AccessEnablerError) -> AuthenticationToken {
+        await acquire()
+        defer { release() }
         guard let (mvpd, _) = pendingLogin else { throw AccessEnablerError(.genericAuthentication, "no login is in progress") }
         let (client, _) = try client(for: mvpd.id)
         var entitlements = try loadStored()
@@ -362,15 +420,18 @@ public actor AsyncAccessEnabler {
     /// tvOS: polls `tokens/authn` (with back-off: the configured interval, doubling up to 10 s) until the user has
     /// logged in on a second screen with the registration code, or the polling timeout passes.
     public func waitForSecondScreen() async throws(AccessEnablerError) -> AuthenticationToken {
-        guard let (mvpd, _) = pendingLogin else { throw AccessEnablerError(.genericAuthentication, "no login is in progress") }
+        guard let (mvpd, code) = pendingLogin else { throw AccessEnablerError(.genericAuthentication, "no login is in progress") }
         let (client, _) = try client(for: mvpd.id)
         let deviceID = try loadStored().deviceID
+        let isCurrent = { [self] in pendingLogin?.mvpd.id == mvpd.id && pendingLogin?.code == code }
         var waited = Duration.zero
         var interval = configuration.pollingInterval
         while waited < configuration.pollingTimeout {
             if Task.isCancelled { throw AccessEnablerError(.genericAuthentication, "the wait for the second screen was cancelled") }
             if let token = try? await client.authenticationToken(deviceID: deviceID) {
-                guard pendingLogin?.mvpd.id == mvpd.id else { throw AccessEnablerError(.providerNotSelected, "the login was cancelled") }
+                await acquire()
+                defer { release() }
+                guard isCurrent() else { throw AccessEnablerError(.providerNotSelected, "the login was cancelled") }
                 var entitlements = try loadStored()
                 pendingLogin = nil
                 entitlements.authentication = token
@@ -378,7 +439,7 @@ public actor AsyncAccessEnabler {
                 try save(entitlements)
                 return token
             }
-            guard pendingLogin?.mvpd.id == mvpd.id else { throw AccessEnablerError(.providerNotSelected, "the login was cancelled") }
+            guard isCurrent() else { throw AccessEnablerError(.providerNotSelected, "the login was cancelled") }
             await configuration.sleep(interval)
             waited += interval
             interval = min(interval * 2, .seconds(10))
@@ -393,8 +454,10 @@ public actor AsyncAccessEnabler {
 
     /// `checkAuthorization`: the device must be authenticated (else `USER_NOT_AUTHENTICATED_ERROR`, no login UI);
     /// authorizes the resource unless a valid authorization is stored, then returns a fresh short media token.
-    public func authorize(resource: String) async throws(AccessEnablerError) -> String {
-        guard !resource.isEmpty else { throw AccessEnablerError(.genericAuthorization, "the resource is empty") }
+    public func authorize(resource: String, data: [String: String] = [:]) async throws(AccessEnablerError) -> String {
+        await acquire()
+        defer { release() }
+        guard !resource.isEmpty, resource.utf8.count <= 16 * 1024 else { throw AccessEnablerError(.genericAuthorization, "the resource is empty or over 16 KiB") }
         var entitlements = try loadStored()
         guard let authentication = entitlements.authentication else {
             throw AccessEnablerError(.userNotAuthenticated, "the user is not authenticated")
@@ -404,7 +467,7 @@ public actor AsyncAccessEnabler {
             var cached = entitlements.authorizations[resource] != nil
             while true {
                 if entitlements.authorizations[resource] == nil {
-                    entitlements.authorizations[resource] = try await client.authorize(deviceID: entitlements.deviceID, resource: resource)
+                    entitlements.authorizations[resource] = try await client.authorize(deviceID: entitlements.deviceID, resource: resource, data: data)
                     try save(entitlements)
                 }
                 do {
@@ -448,6 +511,8 @@ public actor AsyncAccessEnabler {
     /// `logout`: clears every local token, ends the server-side session, and returns the logout page for the app to
     /// open (iOS; nil on tvOS, where there is none). Returns whether the user had logged in through platform SSO.
     public func logout() async throws(AccessEnablerError) -> (page: URL?, platformSSO: Bool) {
+        await acquire()
+        defer { release() }
         var entitlements = try loadStored()
         let authentication = entitlements.authentication
         entitlements.authentication = nil
@@ -513,6 +578,8 @@ public actor AsyncAccessEnabler {
     /// UI. Returns the authentication (when one was made) and the advanced statuses to report (`VSA403`, `VSA404`,
     /// `APPL_ERROR`).
     public func silentPlatformSSO() async -> (token: AuthenticationToken?, statuses: [AdvancedStatus]) {
+        await acquire()
+        defer { release() }
         guard let account = configuration.tvProviderAccount, !platformMVPDs.isEmpty else { return (nil, []) }
         switch await account.accessStatus(prompt: false) {
         case .denied: return (nil, [.permissionDenied])
@@ -549,6 +616,8 @@ public actor AsyncAccessEnabler {
     /// classic flow with `N003`, `N004`, `N005`, `VSA403`, `VSA404` or `VSA503`.
     public func authenticateWithPlatformSSO(providers: [String]? = nil, featured: [String] = [],
                                             presenter: any TVProviderDialogPresenter) async throws(AccessEnablerError) -> PlatformSSOOutcome {
+        await acquire()
+        defer { release() }
         guard let account = configuration.tvProviderAccount, !platformMVPDs.isEmpty else { return .fallback(nil, mvpds) }
         pendingLogin = nil
         switch await account.accessStatus(prompt: true) {
@@ -571,9 +640,14 @@ public actor AsyncAccessEnabler {
                 return .fallback(.unsupportedProvider, mvpds)
             }
             guard isSupportedForSSO(mvpd) else {
-                return .login(mvpd, try await selectProvider(mvpd.id))
+                return .login(mvpd, try await selectProviderLocked(mvpd.id, data: [:]))
             }
-            return .authenticated(try await exchange(mvpd, account: account))
+            // A failed exchange falls back to the classic flow, as a failed metadata request does.
+            do {
+                return .authenticated(try await exchange(mvpd, account: account))
+            } catch {
+                return .fallback(.metadataFailed(error.message), mvpds)
+            }
         }
     }
 

@@ -133,11 +133,30 @@ actor ServiceProviderClient {
         return response
     }
 
+    private var inFlightBearer: Task<Result<String, AccessEnablerError>, Never>?
+
     /// The Bearer access token: registers the client the first time, then gets a token, reused until a minute before
-    /// it expires.
+    /// it expires. Concurrent callers share one registration and one token request.
     private func bearer() async throws(AccessEnablerError) -> String {
+        if let accessToken, accessToken.expires - 60_000 > clock.nowMilliseconds { return accessToken.token }
+        if let inFlightBearer { return try await inFlightBearer.value.get() }
+        let task = Task { () -> Result<String, AccessEnablerError> in
+            do {
+                return .success(try await self.fetchBearer())
+            } catch let error as AccessEnablerError {
+                return .failure(error)
+            } catch {
+                return .failure(AccessEnablerError(.accessTokenError, "no access token"))
+            }
+        }
+        inFlightBearer = task
+        let result = await task.value
+        inFlightBearer = nil
+        return try result.get()
+    }
+
+    private func fetchBearer() async throws(AccessEnablerError) -> String {
         let now = clock.nowMilliseconds
-        if let accessToken, accessToken.expires - 60_000 > now { return accessToken.token }
         guard case .softwareStatement(let statement, let redirectURI) = identity else { throw AccessEnablerError(.internalError, "no software statement") }
         if clientCredentials == nil {
             var body: [String: JSONValue] = ["software_statement": .string(statement)]

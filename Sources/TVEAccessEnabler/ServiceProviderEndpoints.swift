@@ -39,9 +39,12 @@ extension ServiceProviderClient {
     }
 
     /// The page the app opens for the MVPD login (`GET /api/v1/authenticate`).
-    func authenticationURL(mvpd: String, registrationCode: String, redirectURL: String) -> URL {
-        url("/api/v1/authenticate", [("requestor_id", requestor), ("mso_id", mvpd), ("reg_code", registrationCode), ("noflash", "true"),
-                                     ("no_iframe", "true"), ("redirect_url", redirectURL)])
+    /// `data` (from `getAuthentication:withData:`) travels as `generic_data`, a JSON object.
+    func authenticationURL(mvpd: String, registrationCode: String, redirectURL: String, data: [String: String] = [:]) -> URL {
+        var fields = [("requestor_id", requestor), ("mso_id", mvpd), ("reg_code", registrationCode), ("noflash", "true"), ("no_iframe", "true")]
+        if !data.isEmpty { fields.append(("generic_data", JSONValue.object(data.mapValues { .string($0) }).jsonText)) }
+        // redirect_url comes last, as Adobe asks.
+        return url("/api/v1/authenticate", fields + [("redirect_url", redirectURL)])
     }
 
     /// `GET /api/v1/tokens/authn`: the device's authentication, or nil when there is none (404) or it expired (410).
@@ -61,8 +64,11 @@ extension ServiceProviderClient {
     }
 
     /// `GET /api/v1/authorize`.
-    func authorize(deviceID: String, resource: String) async throws(AccessEnablerError) -> AuthorizationToken {
-        let response = try await call("GET", "/api/v1/authorize", query: [("requestor", requestor), ("deviceId", deviceID), ("resource", resource)])
+    /// `data` (from `checkAuthorization:withData:`) travels as `generic_data`, a JSON object.
+    func authorize(deviceID: String, resource: String, data: [String: String] = [:]) async throws(AccessEnablerError) -> AuthorizationToken {
+        var query = [("requestor", requestor), ("deviceId", deviceID), ("resource", resource)]
+        if !data.isEmpty { query.append(("generic_data", JSONValue.object(data.mapValues { .string($0) }).jsonText)) }
+        let response = try await call("GET", "/api/v1/authorize", query: query)
         switch response.status {
         case 200:
             let fields = try Self.json(response, "authorization")

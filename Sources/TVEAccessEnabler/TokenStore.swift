@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import TVECrypto
 
 /// What the flow layer keeps between calls and, with a ``FileTokenStore``, between runs: per requestor.
 public struct StoredEntitlements: Sendable, Hashable, Codable {
@@ -48,8 +49,12 @@ public final class InMemoryTokenStore: EntitlementTokenStore {
     }
 }
 
-/// Tokens in one JSON file per requestor in a directory: written atomically (a temporary file renamed over the old
-/// one), readable by the owner only (0600), expired tokens pruned when read. The directory is created 0700.
+/// Tokens in one JSON file per requestor in a directory, named by the SHA-256 of the requestor ID (so that no ID can
+/// name another path or exceed a file-name limit). Written atomically: a new file (created 0600, never following a
+/// symlink) is written, synced and renamed over the old one, then the directory is synced. The directory is created
+/// 0700, and an existing one must not be writable by others. Expired tokens are pruned when read. A file that does
+/// not parse (a crash mid-write on a file system without ordering, a foreign file) is moved aside and the store starts
+/// empty: it is a cache, and a broken cache must not lock the app out.
 public final class FileTokenStore: EntitlementTokenStore {
     public let directory: URL
     /// The largest file read back (a store never writes more than a few kilobytes).
@@ -60,51 +65,80 @@ public final class FileTokenStore: EntitlementTokenStore {
         self.directory = directory
     }
 
-    /// The file of a requestor: its ID, hex-encoded, so that no ID can name another path.
     func file(for requestor: String) -> URL {
-        directory.appendingPathComponent("entitlements-" + requestor.utf8.map { String(format: "%02x", $0) }.joined() + ".json")
+        let digest = (try? HashFunction.sha256.hash(Array(requestor.utf8))) ?? Array(requestor.utf8.prefix(32))
+        return directory.appendingPathComponent("entitlements-" + digest.map { String(format: "%02x", $0) }.joined() + ".json")
     }
 
     public func load(requestor: String) throws -> StoredEntitlements? {
         try lock.withLock {
             let url = file(for: requestor)
-            guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-            let data: Data
-            do {
-                data = try Data(contentsOf: url)
-            } catch {
-                throw AccessEnablerError(.storageError, "the token store \(url.lastPathComponent) cannot be read")
+            let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                if errno == ENOENT { return nil }
+                throw AccessEnablerError(.storageError, "the token store \(url.lastPathComponent) cannot be opened")
             }
-            guard data.count <= Self.maximumFileBytes,
-                  let stored = try? JSONDecoder().decode(StoredEntitlements.self, from: data) else {
-                throw AccessEnablerError(.storageError, "the token store \(url.lastPathComponent) is not valid")
+            defer { close(descriptor) }
+            var status = stat()
+            guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+                throw AccessEnablerError(.storageError, "the token store \(url.lastPathComponent) is not a regular file")
+            }
+            guard status.st_size <= Self.maximumFileBytes else {
+                moveAside(url)
+                return nil
+            }
+            var data = [UInt8](repeating: 0, count: Int(status.st_size))
+            let count = data.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count == data.count, let stored = try? JSONDecoder().decode(StoredEntitlements.self, from: Data(data)) else {
+                moveAside(url)
+                return nil
             }
             return stored
         }
     }
 
+    private func moveAside(_ url: URL) {
+        _ = rename(url.path, url.path + ".unreadable-" + UUID().uuidString.lowercased())
+    }
+
     public func save(_ entitlements: StoredEntitlements, requestor: String) throws {
         try lock.withLock {
-            let manager = FileManager.default
-            do {
-                try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                let data = try encoder.encode(entitlements)
-                let target = file(for: requestor)
-                let temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
-                guard manager.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-                    throw AccessEnablerError(.storageError, "cannot write \(temporary.lastPathComponent)")
-                }
-                guard rename(temporary.path, target.path) == 0 else {
-                    try? manager.removeItem(at: temporary)
-                    throw AccessEnablerError(.storageError, "cannot replace \(target.lastPathComponent)")
-                }
-            } catch let error as AccessEnablerError {
-                throw error
-            } catch {
-                throw AccessEnablerError(.storageError, "the token store cannot be written")
+            try prepareDirectory()
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            guard let data = try? encoder.encode(entitlements) else { throw AccessEnablerError(.storageError, "the tokens cannot be encoded") }
+            let target = file(for: requestor)
+            let temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString.lowercased()).tmp")
+            let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw AccessEnablerError(.storageError, "cannot create \(temporary.lastPathComponent)") }
+            let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            let synced = fsync(descriptor) == 0
+            close(descriptor)
+            guard written == data.count, synced, rename(temporary.path, target.path) == 0 else {
+                unlink(temporary.path)
+                throw AccessEnablerError(.storageError, "cannot write \(target.lastPathComponent)")
             }
+            let directoryDescriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directoryDescriptor >= 0 {
+                _ = fsync(directoryDescriptor)
+                close(directoryDescriptor)
+            }
+        }
+    }
+
+    /// Creates the directory 0700, or checks that an existing one is a directory others cannot write to.
+    private func prepareDirectory() throws {
+        var status = stat()
+        if lstat(directory.path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR, status.st_mode & 0o022 == 0 else {
+                throw AccessEnablerError(.storageError, "the token store directory is not a directory only its owner can write to")
+            }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw AccessEnablerError(.storageError, "the token store directory cannot be created")
         }
     }
 }

@@ -15,11 +15,17 @@ final class TestClock: MediaTokenClock, Sendable {
     func advance(seconds: Int64) { value.withLockedValue { $0 += seconds * 1000 } }
 }
 
-/// Records the waits the flow layer asks for, and returns at once.
+/// Records the waits the flow layer asks for, and waits 10 ms of real time for each (so that polling gives a real
+/// second screen time to act, without the test taking the asked-for seconds).
 final class SleepRecorder: Sendable {
     private let waits = NIOLockedValueBox<[Duration]>([])
     var recorded: [Duration] { waits.withLockedValue { $0 } }
-    var sleep: @Sendable (Duration) async -> Void { { duration in self.waits.withLockedValue { $0.append(duration) } } }
+    var sleep: @Sendable (Duration) async -> Void {
+        { duration in
+            self.waits.withLockedValue { $0.append(duration) }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
 }
 
 enum SharedKeys {
@@ -38,7 +44,7 @@ struct LocalProvider: Sendable {
                  transport: any EntitlementTransport = URLSessionTransport(timeout: 5), sleeper: SleepRecorder = SleepRecorder()) -> AsyncAccessEnabler {
         AsyncAccessEnabler(softwareStatement: softwareStatement, configuration: .init(
             transport: transport, tokenStore: store, clock: clock, platform: platform,
-            metadataDecryptor: MetadataDecryptorFactory.make(keys.metadataKey), pollingInterval: .milliseconds(50), pollingTimeout: .seconds(5),
+            metadataDecryptor: MetadataDecryptorFactory.make(keys.metadataKey), pollingInterval: .milliseconds(50), pollingTimeout: .seconds(60),
             sleep: sleeper.sleep))
     }
 }
