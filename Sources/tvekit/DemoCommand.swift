@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
-import Logging
 import NIOConcurrencyHelpers
 import TVEAccessEnabler
 import TVECrypto
@@ -24,13 +23,6 @@ struct DemoCommand: AsyncParsableCommand {
         """
     )
 
-    /// Hummingbird stays quiet (its shutdown reports a cancellation as an error): the transcript is the output.
-    static var quietLogger: Logger {
-        var logger = Logger(label: "tvekit.demo")
-        logger.logLevel = .critical
-        return logger
-    }
-
     @Flag(name: .long, help: "Print the transcript as JSON (one object) instead of text.")
     var json = false
 
@@ -42,29 +34,23 @@ struct DemoCommand: AsyncParsableCommand {
         let provider = try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys)
         let router = Router(context: ServerRequestContext.self)
         provider.addRoutes(to: router)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port) }, logger: Self.quietLogger)
-        let server = Task { try await app.run() }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() ?? nil, let base = URL(string: "http://127.0.0.1:\(port)") else {
-            throw CLIError(message: "the local service provider did not start")
-        }
-        transcript.note("local service provider on \(base.absoluteString)")
         let statement = try SoftwareStatement.issue(subject: UUID().uuidString.lowercased(), issuedAt: Int64(Date().timeIntervalSince1970),
                                                     signingKey: keys.softwareStatementKey).compact
-        let demo = Demo(base: base, keys: keys, statement: statement, transcript: transcript)
-        var failures: [String] = []
-        for (name, step) in [("iOS, without single sign-on", demo.classic), ("iOS, with platform single sign-on", demo.platformSSO),
-                             ("tvOS, second screen", demo.secondScreen)] {
-            transcript.section(name)
-            do {
-                try await step()
-            } catch {
-                failures.append("\(name): \(error)")
-                transcript.note("FAILED: \(error)")
+        let failures = try await LocalServer.run(router) { base in
+            transcript.note("local service provider on \(base.absoluteString)")
+            let demo = Demo(base: base, keys: keys, statement: statement, transcript: transcript)
+            var failures: [String] = []
+            for (name, step) in [("iOS, without single sign-on", demo.classic), ("iOS, with platform single sign-on", demo.platformSSO),
+                                 ("tvOS, second screen", demo.secondScreen)] {
+                transcript.section(name)
+                do {
+                    try await step()
+                } catch {
+                    failures.append("\(name): \(error)")
+                    transcript.note("FAILED: \(error)")
+                }
             }
+            return failures
         }
         transcript.finish(failures: failures)
         if !failures.isEmpty { throw ExitCode(1) }

@@ -56,14 +56,8 @@ func withLocalProvider(_ configuration: ServiceProviderConfiguration = .sandbox,
     let provider = try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys, clock: clock)
     let router = Router(context: ServerRequestContext.self)
     provider.addRoutes(to: router)
-    let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
-    let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                          onServerRunning: { channel in continuation.yield(channel.localAddress?.port) })
-    let server = Task { try await app.run() }
-    defer { server.cancel() }
-    var iterator = ports.makeAsyncIterator()
-    let port = try #require(await iterator.next() ?? nil)
-    let statement = try SoftwareStatement.issue(subject: "test-app", issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
-    try await body(LocalProvider(url: try #require(URL(string: "http://127.0.0.1:\(port)")), keys: keys, clock: clock,
-                                 softwareStatement: statement.compact))
+    try await LocalServer.run(router) { url in
+        let statement = try SoftwareStatement.issue(subject: "test-app", issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
+        try await body(LocalProvider(url: url, keys: keys, clock: clock, softwareStatement: statement.compact))
+    }
 }

@@ -14,17 +14,10 @@ func withRunningService(_ service: VerificationService, _ body: @Sendable (URL) 
     try await withRunningServer(service.router(), body)
 }
 
-/// Serves `router` on an ephemeral loopback port while `body` runs, then stops it.
+/// Serves `router` on an ephemeral loopback port while `body` runs, then shuts it down gracefully.
 func withRunningServer<Context: RequestContext>(_ router: Router<Context>, _ body: @Sendable (URL) async throws -> Void) async throws
     where Context.Source == ApplicationRequestContextSource {
-    let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
-    let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                          onServerRunning: { channel in continuation.yield(channel.localAddress?.port) })
-    let server = Task { try await app.run() }
-    defer { server.cancel() }
-    var iterator = ports.makeAsyncIterator()
-    let port = try #require(await iterator.next() ?? nil)
-    try await body(try #require(URL(string: "http://127.0.0.1:\(port)")))
+    try await LocalServer.run(router, body)
 }
 
 /// Runs the lean NIO transport on an ephemeral port for the body.

@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// Runs a router on loopback for the length of a closure, then shuts the server down gracefully: open connections
+/// finish instead of being cancelled under their writers. For tests, `tvekit demo` and tools.
+public enum LocalServer {
+    /// Serves `router` on `host:port` (0 picks a free port) while `body` runs with the server's base URL.
+    public static func run<Context: RequestContext, T: Sendable>(
+        _ router: Router<Context>, host: String = "127.0.0.1", port: Int = 0, logger: Logger? = nil,
+        _ body: @Sendable (URL) async throws -> T
+    ) async throws -> T where Context.Source == ApplicationRequestContextSource {
+        var quiet = Logger(label: "tvekit.local-server")
+        quiet.logLevel = .critical
+        let logger = logger ?? quiet
+        let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
+        let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)),
+                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port) }, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        return try await withThrowingTaskGroup(of: T?.self) { tasks in
+            tasks.addTask {
+                try await group.run()
+                return nil
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let bound = await iterator.next() ?? nil, let url = URL(string: "http://\(host):\(bound)") else {
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                throw CancellationError()
+            }
+            do {
+                let result = try await body(url)
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                return result
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+        }
+    }
+}
