@@ -252,6 +252,7 @@ public final class AccessEnabler: Sendable {
                 }
                 return
             }
+            trackAuthentication(nil, cached: true)
             let mvpds = await core.mvpds
             callback { $0.displayProviderDialog(mvpds) }
         } catch {

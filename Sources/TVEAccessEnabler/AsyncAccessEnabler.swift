@@ -495,14 +495,15 @@ public actor AsyncAccessEnabler {
     /// `checkPreauthorizedResources(_:cache:)`: the resources the user may watch. With `cache`, resources with a
     /// stored valid authorization are answered without asking the service provider.
     public func preauthorize(_ resources: [String], cache: Bool = true) async throws(AccessEnablerError) -> [String] {
+        guard resources.count <= 1000 else { throw AccessEnablerError(.tooManyResources, "at most 1,000 resources per preauthorization") }
         let entitlements = try loadStored()
         guard let authentication = entitlements.authentication else { return [] }
-        let known = cache ? resources.filter { entitlements.authorizations[$0] != nil } : []
+        let known = Set(cache ? resources.filter { entitlements.authorizations[$0] != nil } : [])
         let remaining = resources.filter { !known.contains($0) }
-        guard !remaining.isEmpty else { return known }
+        guard !remaining.isEmpty else { return resources.filter { known.contains($0) } }
         let (client, _) = try client(for: authentication.mvpd)
         let decisions = try await client.preauthorize(deviceID: entitlements.deviceID, resources: remaining)
-        let allowed = Set(known + decisions.filter(\.authorized).map(\.resource))
+        let allowed = known.union(decisions.filter(\.authorized).map(\.resource))
         return resources.filter { allowed.contains($0) }
     }
 
@@ -567,8 +568,9 @@ public actor AsyncAccessEnabler {
     // MARK: Platform single sign-on (the Apple SSO cookbook)
 
     /// The MVPDs the platform picker may show: boarded (`SUPPORTED`) or picker-only (`PICKER`), with a platform ID.
+    /// Without a boarding status an MVPD does not take part in platform single sign-on.
     public var platformMVPDs: [MVPD] {
-        mvpds.filter { $0.platformMappingID != nil && ($0.enablePlatformServices || $0.boardingStatus == "PICKER") }
+        mvpds.filter { $0.platformMappingID != nil && ($0.boardingStatus == "SUPPORTED" || $0.boardingStatus == "PICKER") }
     }
 
     private func isSupportedForSSO(_ mvpd: MVPD) -> Bool { mvpd.enablePlatformServices && mvpd.boardingStatus == "SUPPORTED" }

@@ -108,6 +108,7 @@ actor ServiceProviderClient {
             }
             if response.status == 429 {
                 attempt += 1
+                if Task.isCancelled { throw AccessEnablerError(.throttled, "the service provider throttled \(method) \(path)", httpStatus: 429) }
                 guard attempt <= Self.maximumRetries else {
                     throw AccessEnablerError(.throttled, "the service provider throttled \(method) \(path)", httpStatus: 429)
                 }

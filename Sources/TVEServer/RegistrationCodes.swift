@@ -46,11 +46,11 @@ public final class RegistrationCodes: Sendable {
 
     /// Seven characters of ``alphabet``, uniformly: bytes at or above the largest multiple of its size are redrawn.
     static func randomCode() -> String? {
-        let limit = UInt8(256 / alphabet.count * alphabet.count)
+        let limit = 256 / alphabet.count * alphabet.count
         var characters: [Character] = []
         while characters.count < 7 {
             guard let bytes = try? SecureRandom.bytes(count: 16) else { return nil }
-            for byte in bytes where byte < limit && characters.count < 7 { characters.append(alphabet[Int(byte) % alphabet.count]) }
+            for byte in bytes where Int(byte) < limit && characters.count < 7 { characters.append(alphabet[Int(byte) % alphabet.count]) }
         }
         return String(characters)
     }

@@ -41,7 +41,10 @@ public struct SandboxBrowser: Sendable {
             }
             var fields = form.fields
             if form.hasPassword {
-                guard !submittedLogin, let username, let password else { return .page(status: response.status, text: text) }
+                // Credentials go only to the host that served the form.
+                guard !submittedLogin, let username, let password, action.host == base.host, action.port == base.port else {
+                    return .page(status: response.status, text: text)
+                }
                 fields += [("username", username), ("password", password)]
                 submittedLogin = true
             }
@@ -54,9 +57,14 @@ public struct SandboxBrowser: Sendable {
     /// The first POST form of a page: action, hidden fields, and whether it asks for a password.
     static func form(in html: String) -> (action: String, fields: [(String, String)], hasPassword: Bool)? {
         guard let action = capture(#"<form method="post" action="([^"]*)">"#, in: html).first else { return nil }
-        let names = capture(#"<input type="hidden" name="([^"]*)""#, in: html)
-        let values = capture(#"<input type="hidden" name="[^"]*" value="([^"]*)">"#, in: html)
-        return (unescape(action), zip(names, values).map { (unescape($0), unescape($1)) }, html.contains("type=\"password\""))
+        var fields: [(String, String)] = []
+        if let regex = try? NSRegularExpression(pattern: #"<input type="hidden" name="([^"]*)" value="([^"]*)">"#) {
+            for match in regex.matches(in: html, range: NSRange(html.startIndex..., in: html)) {
+                guard let name = Range(match.range(at: 1), in: html), let value = Range(match.range(at: 2), in: html) else { continue }
+                fields.append((unescape(String(html[name])), unescape(String(html[value]))))
+            }
+        }
+        return (unescape(action), fields, html.contains("type=\"password\""))
     }
 
     static func capture(_ pattern: String, in text: String) -> [String] {

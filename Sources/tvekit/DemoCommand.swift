@@ -143,7 +143,7 @@ final class DemoDelegate: EntitlementDelegate, EntitlementStatus, Sendable {
     }
     func displayProviderDialog(_ mvpds: [MVPD]) { add(.providers(mvpds), "displayProviderDialog([\(mvpds.map(\.displayName).joined(separator: ", "))])") }
     func navigateToUrl(_ url: URL) { add(.navigate(url), "navigateToUrl(\(url.path))") }
-    func setToken(_ token: String, forResource resource: String) { add(.token(token, resource), "setToken(\(token.prefix(24))…, \(resource))") }
+    func setToken(_ token: String, forResource resource: String) { add(.token(token, resource), "setToken(<\(token.utf8.count)-byte media token>, \(resource))") }
     func tokenRequestFailed(_ resource: String, errorCode: String, errorDescription: String) {
         add(.failed(resource, errorCode, errorDescription), "tokenRequestFailed(\(resource), \(errorCode), \"\(errorDescription)\")")
     }
