@@ -254,6 +254,17 @@ public actor AsyncAccessEnabler {
             entitlements.authentication = nil
             entitlements.authorizations = [:]
         }
+        // Re-sync (an app calls setRequestor again when it returns to the foreground): a stored authentication the
+        // service provider no longer has (a logout elsewhere, an expiry) is dropped. A provider that cannot be asked
+        // leaves it as it is.
+        if let authentication = entitlements.authentication, let (client, _) = try? client(for: authentication.mvpd) {
+            do {
+                if try await client.authenticationToken(deviceID: entitlements.deviceID) == nil {
+                    entitlements.authentication = nil
+                    entitlements.authorizations = [:]
+                }
+            } catch {}
+        }
         try save(entitlements)
         return merged
     }

@@ -131,3 +131,53 @@ struct ReviewRegressionTests {
         }
     }
 }
+
+@Suite("AccessEnabler: re-sync and the no-network check")
+struct ResyncTests {
+    @Test("setRequestor again (back in the foreground) drops an authentication the service provider no longer has")
+    func foregroundResync() async throws {
+        var configuration = ServiceProviderConfiguration.sandbox
+        configuration.authenticationTTL = 600
+        try await withLocalProvider(configuration) { provider in
+            // The device's clock stands still while the service provider's moves on.
+            let deviceClock = TestClock(provider.clock.nowMilliseconds)
+            let core = AsyncAccessEnabler(softwareStatement: provider.softwareStatement, configuration: .init(clock: deviceClock, sleep: SleepRecorder().sleep))
+            _ = try await core.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
+            guard case .navigate(let url, _) = try await core.selectProvider("SandboxCable"),
+                  case .redirect(let back) = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password") else {
+                Issue.record("login failed"); return
+            }
+            _ = try await core.handleExternalURL(back)
+            _ = try await core.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
+            #expect(try await core.checkAuthentication().mvpd == "SandboxCable")
+            provider.clock.advance(seconds: 601)
+            _ = try await core.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
+            await #expect(throws: AccessEnablerError.self) { try await core.checkAuthentication() }
+        }
+    }
+
+    @Test("checkAuthentication sends no request; logout with handleSVC goes through navigateToUrl(_:useSVC: true)")
+    func noNetworkAndSVCLogout() async throws {
+        try await withLocalProvider { provider in
+            let transport = RecordingTransport()
+            let recorder = Recorder()
+            let enabler = makeEnabler(provider.enabler(transport: transport), recorder)
+            enabler.setOptions(.init(handleSVC: true))
+            enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
+            await enabler.drain()
+            let before = transport.urls.withLockedValue { $0.count }
+            enabler.checkAuthentication()
+            await enabler.drain()
+            #expect(transport.urls.withLockedValue { $0.count } == before)
+            enabler.getAuthentication()
+            enabler.setSelectedProvider("SandboxCable")
+            await enabler.drain()
+            try await DelegateFlowTests.completeWebLogin(enabler, recorder)
+            recorder.reset()
+            enabler.logout()
+            await enabler.drain()
+            guard case .navigate(let page, true)? = recorder.flow.last else { Issue.record("\(recorder.flow)"); return }
+            #expect(page.path == "/api/v1/logout")
+        }
+    }
+}
