@@ -111,11 +111,7 @@ struct FailureTests {
             let store = FileTokenStore(directory: directory)
             let first = provider.enabler(store: store)
             try await first.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
-            guard case .navigate(let url, _) = try await first.selectProvider("SandboxCable"),
-                  case .redirect(let back) = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password") else {
-                Issue.record("login failed"); return
-            }
-            let token = try await first.handleExternalURL(back)
+            let token = try await logIn(first)
             let file = try #require(try FileManager.default.contentsOfDirectory(atPath: directory.path).first { $0.hasSuffix(".json") })
             let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(file).path)
             #expect(attributes[.posixPermissions] as? Int == 0o600)
@@ -147,11 +143,7 @@ struct FailureTests {
             let deviceClock = TestClock(provider.clock.nowMilliseconds)
             let core = AsyncAccessEnabler(softwareStatement: provider.softwareStatement, configuration: .init(clock: deviceClock, sleep: SleepRecorder().sleep))
             try await core.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
-            guard case .navigate(let url, _) = try await core.selectProvider("SandboxCable"),
-                  case .redirect(let back) = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password") else {
-                Issue.record("login failed"); return
-            }
-            _ = try await core.handleExternalURL(back)
+            try await logIn(core)
             _ = try await core.authorize(resource: "news")
             // The server's authorization expires; the stored one is renewed transparently.
             provider.clock.advance(seconds: 61)
@@ -170,11 +162,7 @@ struct FailureTests {
         try await withLocalProvider(configuration) { provider in
             let recorder = Recorder()
             let enabler = makeEnabler(provider.enabler(), recorder)
-            enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
-            enabler.getAuthentication()
-            enabler.setSelectedProvider("SandboxCable")
-            await enabler.drain()
-            try await DelegateFlowTests.completeWebLogin(enabler, recorder)
+            try await logIn(enabler, recorder, provider)
             provider.clock.advance(seconds: 601)
             recorder.reset()
             enabler.checkAuthentication()

@@ -85,11 +85,7 @@ struct LegacyAndVariantTests {
         try await withLocalProvider { provider in
             let recorder = Recorder()
             let enabler = makeEnabler(provider.enabler(), recorder)
-            enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
-            enabler.getAuthentication()
-            enabler.setSelectedProvider("SandboxCable")
-            await enabler.drain()
-            try await DelegateFlowTests.completeWebLogin(enabler, recorder)
+            try await logIn(enabler, recorder, provider)
             recorder.reset()
             enabler.getAuthentication(forceAuthn: false, withData: ["k": "v"])
             enabler.getAuthentication(forceAuthn: true, withData: ["k": "v"])

@@ -58,11 +58,7 @@ struct ReviewRegressionTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let enabler = provider.enabler(store: FileTokenStore(directory: directory))
             _ = try await enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
-            guard case .navigate(let url, _) = try await enabler.selectProvider("SandboxCable"),
-                  case .redirect(let back) = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password") else {
-                Issue.record("login failed"); return
-            }
-            _ = try await enabler.handleExternalURL(back)
+            try await logIn(enabler)
             _ = try await enabler.setRequestor("tvekit-other", serviceProviders: [provider.url])
             await #expect(throws: AccessEnablerError.self) { try await enabler.checkAuthentication() }
             _ = try await enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
@@ -75,11 +71,7 @@ struct ReviewRegressionTests {
         try await withLocalProvider { provider in
             let enabler = provider.enabler()
             _ = try await enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
-            guard case .navigate(let url, _) = try await enabler.selectProvider("SandboxCable"),
-                  case .redirect(let back) = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password") else {
-                Issue.record("login failed"); return
-            }
-            _ = try await enabler.handleExternalURL(back)
+            try await logIn(enabler)
             async let authorized = try? enabler.authorize(resource: "news")
             async let loggedOut = try? enabler.logout()
             _ = await (authorized, loggedOut)
@@ -143,11 +135,7 @@ struct ResyncTests {
             let deviceClock = TestClock(provider.clock.nowMilliseconds)
             let core = AsyncAccessEnabler(softwareStatement: provider.softwareStatement, configuration: .init(clock: deviceClock, sleep: SleepRecorder().sleep))
             _ = try await core.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
-            guard case .navigate(let url, _) = try await core.selectProvider("SandboxCable"),
-                  case .redirect(let back) = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password") else {
-                Issue.record("login failed"); return
-            }
-            _ = try await core.handleExternalURL(back)
+            try await logIn(core)
             _ = try await core.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             #expect(try await core.checkAuthentication().mvpd == "SandboxCable")
             provider.clock.advance(seconds: 601)

@@ -61,3 +61,22 @@ func withLocalProvider(_ configuration: ServiceProviderConfiguration = .sandbox,
         try await body(LocalProvider(url: url, keys: keys, clock: clock, softwareStatement: statement.compact))
     }
 }
+
+/// The classic login through the async API: select SandboxCable, sign in as viewer in the page, hand the redirect back.
+@discardableResult
+func logIn(_ core: AsyncAccessEnabler, mvpd: String = "SandboxCable", username: String = "viewer") async throws -> AuthenticationToken {
+    guard case .navigate(let url, _) = try await core.selectProvider(mvpd),
+          case .redirect(let back) = try await SandboxBrowser().navigate(to: url, username: username, password: "sandbox-password") else {
+        throw AccessEnablerError(.genericAuthentication, "the sandbox login did not return to the app")
+    }
+    return try await core.handleExternalURL(back)
+}
+
+/// The classic login through the delegate API: setRequestor, getAuthentication, SandboxCable, the page, handleExternalURL.
+func logIn(_ enabler: AccessEnabler, _ recorder: Recorder, _ provider: LocalProvider) async throws {
+    enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
+    enabler.getAuthentication()
+    enabler.setSelectedProvider("SandboxCable")
+    await enabler.drain()
+    try await DelegateFlowTests.completeWebLogin(enabler, recorder)
+}
