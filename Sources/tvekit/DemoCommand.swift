@@ -262,6 +262,12 @@ struct Demo: Sendable {
         enabler.logout()
         let status = try await delegate.next("status") { if case .status(let status) = $0 { status } else { nil } }
         try expect(status.id == "VSA203", "no VSA203 after an SSO logout")
+        let page = try await delegate.next("navigateToUrl") { if case .navigate(let url) = $0 { url } else { nil } }
+        guard case .redirect(let after) = try await SandboxBrowser().navigate(to: page) else { throw CLIError(message: "the logout page did not return") }
+        transcript.call("handleExternalURL(\(after.absoluteString))")
+        enabler.handleExternalURL(after)
+        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 0,
+                   "logout did not end")
     }
 
     /// tvOS: a registration code shown on the TV and used on a phone.
@@ -284,5 +290,21 @@ struct Demo: Sendable {
         _ = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password")
         try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 1,
                    "the TV did not see the second-screen login")
+        transcript.call("getSelectedProvider()")
+        enabler.getSelectedProvider()
+        let selected = try await delegate.next("selectedProvider") { if case .selected(let mvpd) = $0 { mvpd as MVPD?? } else { nil } }
+        try expect(selected?.id == "SandboxCable", "the selected provider is not SandboxCable")
+        transcript.call("checkAuthorization(news)")
+        enabler.checkAuthorization("news")
+        let token = try await delegate.next("setToken") { if case .token(let token, _) = $0 { token } else { nil } }
+        let verifier = try MediaTokenVerifier(trustedKeys: [keys.mediaTokenKey.publicKey], requestorID: Self.requestor)
+        let verification = verifier.verify(token, resourceID: "news")
+        transcript.note("MediaTokenVerifier: \(verification.result.rawValue)")
+        try expect(verification.isValid, "the media token did not verify: \(verification)")
+        // tvOS has no logout page: the logout ends at once.
+        transcript.call("logout()")
+        enabler.logout()
+        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 0,
+                   "logout did not end")
     }
 }

@@ -420,7 +420,7 @@ struct ServeCommandTests {
         #expect(report?["ok"] as? Bool == true)
         let lines = (report?["transcript"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
         for expected in ["setRequestorComplete(1)", "MediaTokenVerifier: VALID_TOKEN", "presentTvProviderDialog", "status(VSA203",
-                         "status(REGCODE", "setMetadataStatus(\"Apple\""] {
+                         "status(REGCODE", "setMetadataStatus(\"Apple\"", "selectedProvider(Sandbox Cable)"] {
             #expect(lines.contains { $0.contains(expected) }, "\(expected)")
         }
     }
