@@ -38,9 +38,10 @@ speed: deps
 	$(SWIFT) build -c release --product tvekit
 	.build/release/tvekit speed --seconds 4 --compare-openssl
 
-# ThreadSanitizer over the library suites (one key shared by 64 tasks; keys loaded from 8 tasks at once).
+# ThreadSanitizer over the library suites (one key shared by 64 tasks; keys loaded from 8 tasks at once), the local
+# service provider and the flow layer (concurrent calls, the callback executor, the tvOS polling task).
 sanitize: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "TVECryptoTests|TVEMetadataTests|TVESAMLTests"
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "TVECryptoTests|TVEMetadataTests|TVESAMLTests|TVEServerTests|TVEAccessEnablerTests"
 
 # AddressSanitizer and LeakSanitizer over the library suites. XCTest itself leaks a little at exit; those reports
 # are suppressed (lsan.supp), nothing from OpenSSL or TVEKit is.
