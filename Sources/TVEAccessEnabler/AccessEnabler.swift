@@ -30,7 +30,8 @@ public final class AccessEnabler: Sendable {
 
     private struct State {
         var delegates = Weak()
-        var polling: Task<Void, Never>?
+        /// The tvOS wait for a second screen, and its generation.
+        var polling: (id: UUID, task: Task<Void, Never>)?
         /// getAuthorization started a login: authorize this resource once it succeeds.
         var pendingAuthorization: (resource: String, data: [String: String])?
         /// logout sent the app to the logout page: handleExternalURL ends the logout.
@@ -65,7 +66,7 @@ public final class AccessEnabler: Sendable {
     deinit {
         jobs.finish()
         worker.cancel()
-        state.withLockedValue { $0.polling }?.cancel()
+        state.withLockedValue { $0.polling }?.task.cancel()
     }
 
     /// The delegate (held weakly).
@@ -294,29 +295,45 @@ public final class AccessEnabler: Sendable {
         case .registrationCode(let code):
             stopPolling()
             report(.registrationCode(code))
-            // The wait runs beside the job queue and holds the enabler weakly: dropping it ends the wait.
+            // The wait runs beside the job queue and holds the enabler weakly: dropping it ends the wait. Its answer
+            // is reported from the queue, after the calls made meanwhile; a logout or another login made since has
+            // ended the wait, and then nothing is reported.
             let core = self.core
+            let generation = UUID()
             let task = Task { [weak self] in
+                let result: Result<AuthenticationToken, AccessEnablerError>
                 do {
-                    let token = try await core.waitForSecondScreen()
-                    await self?.finishLogin { () async throws(AccessEnablerError) in token }
+                    result = .success(try await core.waitForSecondScreen())
                 } catch let error as AccessEnablerError {
                     if Task.isCancelled || error.code == .providerNotSelected { return }
-                    await self?.finishLogin { () async throws(AccessEnablerError) in throw error }
+                    result = .failure(error)
                 } catch {
                     return
                 }
+                self?.enqueue { [weak self] in
+                    guard let self, self.endPolling(generation) else { return }
+                    await self.finishLogin { () async throws(AccessEnablerError) in try result.get() }
+                }
             }
-            state.withLockedValue { $0.polling = task }
+            state.withLockedValue { $0.polling = (generation, task) }
         }
     }
 
     private func stopPolling() {
-        let task = state.withLockedValue { state -> Task<Void, Never>? in
+        let polling = state.withLockedValue { state -> (id: UUID, task: Task<Void, Never>)? in
             defer { state.polling = nil }
             return state.polling
         }
-        task?.cancel()
+        polling?.task.cancel()
+    }
+
+    /// Whether the wait `generation` is still the current one; it ends if so.
+    private func endPolling(_ generation: UUID) -> Bool {
+        state.withLockedValue { state in
+            guard state.polling?.id == generation else { return false }
+            state.polling = nil
+            return true
+        }
     }
 
     /// `handleExternalURL:` — the web view reached the redirect URL: completes a login or a logout.
@@ -414,9 +431,12 @@ public final class AccessEnabler: Sendable {
             self.stopPolling()
             self.state.withLockedValue { $0.pendingAuthorization = nil }
             do {
-                let (page, platformSSO) = try await self.core.logout()
-                if platformSSO { self.report(.signOutInSettings) }
-                if let page {
+                let outcome = try await self.core.logout()
+                if outcome.platformSSO { self.report(.signOutInSettings) }
+                if let error = outcome.serverError {
+                    self.report(AdvancedStatus(id: error.code.rawValue, level: .warning, message: "logged out here; " + error.message))
+                }
+                if let page = outcome.page {
                     self.state.withLockedValue { $0.loggingOut = true }
                     let useSVC = await self.core.currentOptions.handleSVC
                     self.callback { delegate in
@@ -425,8 +445,11 @@ public final class AccessEnabler: Sendable {
                 } else {
                     self.authenticationStatus(Self.statusError, Self.userAuthenticated)
                 }
+            } catch let error as AccessEnablerError {
+                // The token store could not be written: the tokens in memory are gone all the same.
+                self.report(AdvancedStatus(id: error.code.rawValue, level: .error, message: error.message))
+                self.authenticationStatus(Self.statusError, Self.userAuthenticated)
             } catch {
-                // The local tokens are gone even when the server could not be told.
                 self.authenticationStatus(Self.statusError, Self.userAuthenticated)
             }
         }

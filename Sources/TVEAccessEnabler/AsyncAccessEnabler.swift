@@ -47,7 +47,8 @@ public actor AsyncAccessEnabler {
         public var redirectURL: String
         /// Decrypts user metadata for ``metadata(_:)``; without one, encrypted values are returned as they came.
         public var metadataDecryptor: MetadataDecryptor?
-        /// How the tvOS flow waits for the second screen: the first interval (doubling up to 10 s) and the limit.
+        /// How the tvOS flow waits for the second screen: the first interval (at least 1 ms; doubling up to 10 s) and
+        /// the limit.
         public var pollingInterval: Duration
         public var pollingTimeout: Duration
         /// How the flow layer waits (back-off, polling); tests make it instant.
@@ -420,6 +421,10 @@ public actor AsyncAccessEnabler {
             throw AccessEnablerError(.genericAuthentication, error.message, httpStatus: error.httpStatus)
         }
         guard let token else { throw AccessEnablerError(.genericAuthentication, "the service provider has no authentication for this device") }
+        // An authentication left from an earlier login with another MVPD is not this login (a stray redirect).
+        guard token.mvpd == mvpd.id else {
+            throw AccessEnablerError(.genericAuthentication, "the service provider's authentication is not for the MVPD being logged in to")
+        }
         pendingLogin = nil
         entitlements.authentication = token
         entitlements.authorizations = [:]
@@ -436,10 +441,11 @@ public actor AsyncAccessEnabler {
         let deviceID = try loadStored().deviceID
         let isCurrent = { [self] in pendingLogin?.mvpd.id == mvpd.id && pendingLogin?.code == code }
         var waited = Duration.zero
-        var interval = configuration.pollingInterval
+        var interval = max(configuration.pollingInterval, .milliseconds(1))
         while waited < configuration.pollingTimeout {
             if Task.isCancelled { throw AccessEnablerError(.genericAuthentication, "the wait for the second screen was cancelled") }
-            if let token = try? await client.authenticationToken(deviceID: deviceID) {
+            // Only an authentication with the MVPD picked ends the wait (not one left from an earlier login).
+            if let token = try? await client.authenticationToken(deviceID: deviceID), token.mvpd == mvpd.id {
                 await acquire()
                 defer { release() }
                 guard isCurrent() else { throw AccessEnablerError(.providerNotSelected, "the login was cancelled") }
@@ -520,9 +526,22 @@ public actor AsyncAccessEnabler {
 
     // MARK: Logout and metadata
 
-    /// `logout`: clears every local token, ends the server-side session, and returns the logout page for the app to
-    /// open (iOS; nil on tvOS, where there is none). Returns whether the user had logged in through platform SSO.
-    public func logout() async throws(AccessEnablerError) -> (page: URL?, platformSSO: Bool) {
+    /// What `logout` did.
+    public struct LogoutOutcome: Sendable, Hashable {
+        /// The logout page for the app to open (iOS), ending the MVPD's session too; nil on tvOS, where there is none,
+        /// and when nobody was logged in.
+        public let page: URL?
+        /// The user had logged in through platform single sign-on: they must sign out in the system settings too
+        /// (`VSA203`), or the next start signs them in again.
+        public let platformSSO: Bool
+        /// The service provider could not be told (the local tokens are gone all the same).
+        public let serverError: AccessEnablerError?
+    }
+
+    /// `logout`: clears every local token, then ends the server-side session. A failure to reach the service
+    /// provider does not undo the local logout: it is reported in ``LogoutOutcome/serverError``, and the logout page
+    /// is still returned. Throws only when the token store cannot be written.
+    public func logout() async throws(AccessEnablerError) -> LogoutOutcome {
         await acquire()
         defer { release() }
         var entitlements = try loadStored()
@@ -532,11 +551,18 @@ public actor AsyncAccessEnabler {
         entitlements.selectedMVPD = nil
         pendingLogin = nil
         try save(entitlements)
-        guard let authentication, let (client, _) = try? client(for: authentication.mvpd) else { return (nil, false) }
-        try await client.logout(deviceID: entitlements.deviceID)
+        guard let authentication, let (client, _) = try? client(for: authentication.mvpd) else {
+            return LogoutOutcome(page: nil, platformSSO: authentication?.platformSSO ?? false, serverError: nil)
+        }
+        var serverError: AccessEnablerError?
+        do {
+            try await client.logout(deviceID: entitlements.deviceID)
+        } catch {
+            serverError = error
+        }
         let page = configuration.platform == .iOS
             ? await client.logoutURL(deviceID: entitlements.deviceID, redirectURL: configuration.redirectURL) : nil
-        return (page, authentication.platformSSO)
+        return LogoutOutcome(page: page, platformSSO: authentication.platformSSO, serverError: serverError)
     }
 
     /// `getMetadata`.
@@ -594,13 +620,14 @@ public actor AsyncAccessEnabler {
         await acquire()
         defer { release() }
         guard let account = configuration.tvProviderAccount, !platformMVPDs.isEmpty else { return (nil, []) }
+        // An authenticated user needs no exchange, and hears nothing about the platform's permission.
+        if (try? loadStored().authentication) != nil { return (nil, []) }
         switch await account.accessStatus(prompt: false) {
         case .denied: return (nil, [.permissionDenied])
         case .undetermined: return (nil, [.permissionUndetermined])
         case .failed(let details): return (nil, [.frameworkError(details)])
         case .granted: break
         }
-        if (try? loadStored().authentication) != nil { return (nil, []) }
         switch await account.accountMetadata(TVProviderMetadataRequest(), presenter: SilentPresenter()) {
         case .account(let providerID, _):
             guard let mvpd = mvpds.first(where: { $0.platformMappingID == providerID }), isSupportedForSSO(mvpd) else { return (nil, []) }

@@ -125,6 +125,10 @@ actor ServiceProviderClient {
         let response: EntitlementHTTPResponse
         do {
             response = try await transport.send(request)
+        } catch let error as AccessEnablerError {
+            throw error  // the transport's deadline or size limit
+        } catch is CancellationError {
+            throw AccessEnablerError(.internalError, "the call to the service provider \(baseURL.host ?? "?") was cancelled")
         } catch {
             throw AccessEnablerError(.internalError, "the service provider \(baseURL.host ?? "?") cannot be reached")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -38,26 +39,40 @@ public struct EntitlementHTTPResponse: Sendable, Hashable {
 
 /// How the flow layer reaches a service provider. The default, ``URLSessionTransport``, suits apps; tests inject
 /// failures (a provider that is down, slow, answers 500 or malformed JSON) through their own transport.
+///
+/// The flow layer runs one call at a time, so a transport must bound its own time: `send` has to return or throw
+/// within its deadline whatever the other side does (``URLSessionTransport`` does), and should honour task
+/// cancellation.
 public protocol EntitlementTransport: Sendable {
-    /// Sends `request`; throws only when no HTTP response arrived (connection refused, timeout).
+    /// Sends `request`; throws only when no complete HTTP response arrived (connection refused, timeout, a body over
+    /// the transport's limit, cancellation).
     func send(_ request: EntitlementHTTPRequest) async throws -> EntitlementHTTPResponse
 }
 
-/// ``EntitlementTransport`` on URLSession: an ephemeral session (no cookies, no cache), a timeout per request, and no
-/// automatic redirects.
+/// ``EntitlementTransport`` on URLSession: an ephemeral session (no cookies, no cache), no automatic redirects, an
+/// overall deadline per request (connection, headers and the whole body: a server that drips its answer is cut off)
+/// and a limit on the response body, enforced while it arrives (a larger answer is abandoned, never held whole).
 public final class URLSessionTransport: EntitlementTransport, Sendable {
     private let session: URLSession
+    private let pending: PendingRequests
+    /// Seconds each request may take from start to the last byte (15 by default).
     public let timeout: TimeInterval
+    /// The largest response body accepted, in bytes (4 MiB by default).
+    public let maximumResponseBytes: Int
 
-    /// - Parameter timeout: seconds for each request (15 by default).
-    public init(timeout: TimeInterval = 15) {
+    /// - Parameters:
+    ///   - timeout: seconds for each request, from start to the last byte of the body.
+    ///   - maximumResponseBytes: the largest body accepted; a larger one fails the request as soon as it is seen.
+    public init(timeout: TimeInterval = 15, maximumResponseBytes: Int = 4 << 20) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
-        session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
-        self.timeout = timeout
+        pending = PendingRequests()
+        session = URLSession(configuration: configuration, delegate: pending, delegateQueue: nil)
+        self.timeout = max(0.001, timeout)
+        self.maximumResponseBytes = max(0, maximumResponseBytes)
     }
 
     public func send(_ request: EntitlementHTTPRequest) async throws -> EntitlementHTTPResponse {
@@ -65,18 +80,108 @@ public final class URLSessionTransport: EntitlementTransport, Sendable {
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await session.data(for: urlRequest)
-        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        var headers: [String: String] = [:]
-        for (name, value) in http.allHeaderFields { headers["\(name)"] = "\(value)" }
-        return EntitlementHTTPResponse(status: http.statusCode, headers: headers, body: data)
+        let task = TaskBox(session.dataTask(with: urlRequest))
+        let identifier = task.task.taskIdentifier
+        let pending = self.pending
+        let limit = maximumResponseBytes
+        let timeout = self.timeout
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<EntitlementHTTPResponse, any Error>) in
+                pending.register(identifier, limit: limit, continuation: continuation)
+                if Task.isCancelled {
+                    pending.finish(identifier, .failure(CancellationError()))
+                    return
+                }
+                task.task.resume()
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                    let message = "no complete answer from \(request.url.host ?? "the service provider") within \(timeout) s"
+                    if pending.finish(identifier, .failure(AccessEnablerError(.internalError, message))) { task.task.cancel() }
+                }
+            }
+        } onCancel: {
+            if pending.finish(identifier, .failure(CancellationError())) { task.task.cancel() }
+        }
     }
 
     deinit { session.invalidateAndCancel() }
 }
 
-/// Refuses redirects so that the caller sees each one.
-private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+/// A data task handed between the deadline, the cancellation handler and the caller (URLSessionTask is thread-safe).
+private struct TaskBox: @unchecked Sendable {
+    let task: URLSessionDataTask
+    init(_ task: URLSessionDataTask) { self.task = task }
+}
+
+/// The session's delegate: collects each task's body up to its limit, refuses redirects so that the caller sees each
+/// one, and resumes each caller exactly once (answer, error, limit, deadline or cancellation, whichever comes first).
+private final class PendingRequests: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private struct Entry {
+        let continuation: CheckedContinuation<EntitlementHTTPResponse, any Error>
+        let limit: Int
+        var response: HTTPURLResponse?
+        var body = Data()
+    }
+
+    private let entries = NIOLockedValueBox<[Int: Entry]>([:])
+
+    func register(_ identifier: Int, limit: Int, continuation: CheckedContinuation<EntitlementHTTPResponse, any Error>) {
+        entries.withLockedValue { $0[identifier] = Entry(continuation: continuation, limit: limit) }
+    }
+
+    /// Ends the request with `result` unless it has ended already; true when this call ended it.
+    @discardableResult
+    func finish(_ identifier: Int, _ result: Result<EntitlementHTTPResponse, any Error>) -> Bool {
+        guard let entry = entries.withLockedValue({ $0.removeValue(forKey: identifier) }) else { return false }
+        entry.continuation.resume(with: result)
+        return true
+    }
+
+    private func tooLarge(_ limit: Int) -> AccessEnablerError {
+        AccessEnablerError(.internalError, "the service provider's answer is over \(limit) bytes")
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        let identifier = dataTask.taskIdentifier
+        let limit = entries.withLockedValue { entries -> Int? in
+            entries[identifier]?.response = response as? HTTPURLResponse
+            return entries[identifier]?.limit
+        }
+        if let limit, response.expectedContentLength > Int64(limit) {
+            finish(identifier, .failure(tooLarge(limit)))
+            completionHandler(.cancel)
+            return
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let identifier = dataTask.taskIdentifier
+        let overLimit = entries.withLockedValue { entries -> Int? in
+            guard var entry = entries[identifier] else { return nil }
+            guard entry.body.count + data.count <= entry.limit else { return entry.limit }
+            entry.body.append(data)
+            entries[identifier] = entry
+            return nil
+        }
+        if let overLimit, finish(identifier, .failure(tooLarge(overLimit))) { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let identifier = task.taskIdentifier
+        let entry = entries.withLockedValue { $0[identifier] }
+        guard let entry else { return }
+        if let error {
+            finish(identifier, .failure(error))
+        } else if let http = entry.response ?? (task.response as? HTTPURLResponse) {
+            var headers: [String: String] = [:]
+            for (name, value) in http.allHeaderFields { headers["\(name)"] = "\(value)" }
+            finish(identifier, .success(EntitlementHTTPResponse(status: http.statusCode, headers: headers, body: entry.body)))
+        } else {
+            finish(identifier, .failure(URLError(.badServerResponse)))
+        }
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
         completionHandler(nil)

@@ -48,9 +48,10 @@ struct AsyncFlowTests {
             #expect(try await enabler.metadata(.authorizationTTL(resource: "news")).value != nil)
             #expect(try await enabler.metadata(.deviceID).value?.stringValue?.count == 32)
 
-            let (page, platformSSO) = try await enabler.logout()
-            #expect(!platformSSO)
-            let logoutPage = try #require(page)
+            let loggedOut = try await enabler.logout()
+            #expect(!loggedOut.platformSSO)
+            #expect(loggedOut.serverError == nil)
+            let logoutPage = try #require(loggedOut.page)
             #expect(try await SandboxBrowser().navigate(to: logoutPage) == .redirect(try #require(URL(string: "adobepass://ios.app"))))
             await #expect(throws: AccessEnablerError.self) { try await enabler.checkAuthentication() }
             await #expect(throws: AccessEnablerError.self) { try await enabler.authorize(resource: "news") }
