@@ -113,10 +113,10 @@ public final class AccessEnabler: Sendable {
         core.configuration.platform == .iOS ? ["mobile", "ios", "iOS"] : ["unknown", "ios", "tvOS"]
     }
 
-    /// A hashed user GUID for tracking: SHA-256, hex, first 32 digits. **Choice:** the seeds say md5; TVEKit offers
-    /// no MD5.
-    private static func hashedGUID(_ userID: String) -> String {
-        ((try? HashFunction.sha256.hash(Array(userID.utf8))) ?? []).prefix(16).map { String(format: "%02x", $0) }.joined()
+    /// The hashed user GUID of tracking data: MD5 of the user ID, in lowercase hex, as the seeds say (an identifier
+    /// that must match what other AccessEnabler clients report, not a protection). Empty if MD5 is unavailable.
+    static func hashedGUID(_ userID: String) -> String {
+        ((try? InsecureDigest.md5(Array(userID.utf8))) ?? []).map { String(format: "%02x", $0) }.joined()
     }
 
     private func trackAuthentication(_ token: AuthenticationToken?, cached: Bool) {

@@ -299,6 +299,8 @@ public actor AsyncAccessEnabler {
     }
 
     private func save(_ entitlements: StoredEntitlements) throws(AccessEnablerError) {
+        var entitlements = entitlements
+        entitlements.limitAuthorizations()
         stored = entitlements
         storedRequestor = requestorID
         do {
@@ -372,7 +374,7 @@ public actor AsyncAccessEnabler {
             throw AccessEnablerError(.providerNotSelected, "no provider was selected")
         }
         let (client, mvpd) = try client(for: mvpdID)
-        var entitlements = try loadStored()
+        let entitlements = try loadStored()
         let code: String
         do {
             code = try await client.registrationCode(deviceID: entitlements.deviceID, mvpd: mvpd.id)
@@ -380,8 +382,6 @@ public actor AsyncAccessEnabler {
             throw AccessEnablerError(.genericAuthentication, error.message, httpStatus: error.httpStatus)
         }
         pendingLogin = (mvpd, code)
-        entitlements.selectedMVPD = mvpd
-        try save(entitlements)
         switch configuration.platform {
         case .tvOS:
             return .registrationCode(code)
@@ -453,6 +453,7 @@ public actor AsyncAccessEnabler {
                 pendingLogin = nil
                 entitlements.authentication = token
                 entitlements.authorizations = [:]
+                entitlements.selectedMVPD = mvpd
                 try save(entitlements)
                 return token
             }
@@ -464,8 +465,11 @@ public actor AsyncAccessEnabler {
         throw AccessEnablerError(.genericAuthentication, "the registration code was not used in time")
     }
 
-    /// `getSelectedProvider`.
-    public func selectedProvider() throws(AccessEnablerError) -> MVPD? { try loadStored().selectedMVPD }
+    /// `getSelectedProvider`: the MVPD of the login in progress, else the MVPD of the current authentication, else nil.
+    public func selectedProvider() throws(AccessEnablerError) -> MVPD? {
+        let entitlements = try loadStored()
+        return pendingLogin?.mvpd ?? (entitlements.authentication != nil ? entitlements.selectedMVPD : nil)
+    }
 
     // MARK: Authorization
 

@@ -16,9 +16,13 @@ extension ServiceProviderClient {
               case .array(let entries)? = mvpdsObject["mvpd"] else {
             throw AccessEnablerError(.configurationUnavailable, "the configuration has no requestor.mvpds.mvpd list")
         }
+        // An entry with an empty or oversized field is left out: the list is shown to users and stored with a login.
+        func short(_ text: String?, _ limit: Int) -> Bool { (text?.utf8.count ?? 0) <= limit }
         return entries.prefix(1000).compactMap { entry -> MVPD? in
-            guard case .object(let fields) = entry, let id = fields["id"]?.stringValue, !id.isEmpty else { return nil }
-            let required = fields["requiredMetadataFields"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            guard case .object(let fields) = entry, let id = fields["id"]?.stringValue, !id.isEmpty, short(id, 256),
+                  short(fields["displayName"]?.stringValue, 1024), short(fields["logoURL"]?.stringValue, 2048),
+                  short(fields["boardingStatus"]?.stringValue, 64), short(fields["platformMappingId"]?.stringValue, 256) else { return nil }
+            let required = (fields["requiredMetadataFields"]?.arrayValue?.compactMap(\.stringValue) ?? []).prefix(64).filter { short($0, 256) }
             return MVPD(id: id, displayName: fields["displayName"]?.stringValue ?? id,
                         logoURL: fields["logoURL"]?.stringValue.flatMap(URL.init(string:)),
                         enablePlatformServices: fields["enablePlatformServices"]?.boolValue ?? false,

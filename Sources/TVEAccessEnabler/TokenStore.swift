@@ -20,6 +20,17 @@ public struct StoredEntitlements: Sendable, Hashable, Codable {
         self.selectedMVPD = selectedMVPD
     }
 
+    /// The most authorizations kept; past it, those that expire soonest are dropped (they are fetched again when
+    /// needed).
+    public static let maximumAuthorizations = 100
+
+    /// Keeps at most ``maximumAuthorizations`` authorizations, dropping those that expire soonest.
+    public mutating func limitAuthorizations(to limit: Int = maximumAuthorizations) {
+        guard authorizations.count > limit else { return }
+        let kept = authorizations.sorted { ($0.value.expires, $0.key) > ($1.value.expires, $1.key) }.prefix(max(0, limit))
+        authorizations = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+    }
+
     /// Drops what has expired at `now` (milliseconds).
     public mutating func prune(now: Int64) {
         if let authentication, authentication.expires <= now {
@@ -106,7 +117,17 @@ public final class FileTokenStore: EntitlementTokenStore {
             try prepareDirectory()
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            guard let data = try? encoder.encode(entitlements) else { throw AccessEnablerError(.storageError, "the tokens cannot be encoded") }
+            // What is written must stay readable: past the read limit, the authorizations that expire soonest go.
+            var entitlements = entitlements
+            var encoded = try? encoder.encode(entitlements)
+            while let size = encoded?.count, size > Self.maximumFileBytes, !entitlements.authorizations.isEmpty {
+                entitlements.limitAuthorizations(to: entitlements.authorizations.count - 1)
+                encoded = try? encoder.encode(entitlements)
+            }
+            guard let data = encoded else { throw AccessEnablerError(.storageError, "the tokens cannot be encoded") }
+            guard data.count <= Self.maximumFileBytes else {
+                throw AccessEnablerError(.storageError, "the tokens are over \(Self.maximumFileBytes) bytes")
+            }
             let target = file(for: requestor)
             let temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString.lowercased()).tmp")
             let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)

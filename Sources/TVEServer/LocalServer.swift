@@ -20,13 +20,15 @@ public enum LocalServer {
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         return try await withThrowingTaskGroup(of: T?.self) { tasks in
             tasks.addTask {
+                // A server that stops (or never starts: a port in use) ends the wait for its port.
+                defer { continuation.finish() }
                 try await group.run()
                 return nil
             }
             var iterator = ports.makeAsyncIterator()
             guard let bound = await iterator.next() ?? nil, let url = URL(string: "http://\(host):\(bound)") else {
                 await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
+                try await tasks.waitForAll()  // rethrows why the server did not start
                 throw CancellationError()
             }
             do {

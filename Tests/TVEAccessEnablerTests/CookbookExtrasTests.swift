@@ -45,6 +45,9 @@ struct CookbookExtrasTests {
             await enabler.drain()
             let tracking = recorder.all.compactMap { if case .tracking(let type, let data) = $0 { (type, data) } else { nil } }
             let guid = tracking.first { $0.0 == .authentication && $0.1.first == "true" }?.1[2] ?? ""
+            // The seeds' "GUID (md5 hashed)": MD5 of the authentication's user ID, in hex.
+            let userID = try await enabler.core.checkAuthentication().userID
+            #expect(guid == (try InsecureDigest.md5(Array(userID.utf8))).map { String(format: "%02x", $0) }.joined())
             #expect(guid.count == 32 && guid.allSatisfy(\.isHexDigit))
             #expect(tracking.contains { $0.0 == .getSelectedProvider && $0.1 == ["SandboxCable", "mobile", "ios", "iOS"] })
             #expect(tracking.contains { $0.0 == .authentication && $0.1 == ["true", "SandboxCable", guid, "false", "mobile", "ios", "iOS"] })

@@ -21,7 +21,7 @@ struct DelegateFlowTests {
         await enabler.drain()
     }
 
-    @Test("startup: calls made before setRequestorComplete are queued and run in order; checkAuthentication needs no network")
+    @Test("startup: calls made before setRequestorComplete are queued and run in order")
     func startup() async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
@@ -162,7 +162,7 @@ struct DelegateFlowTests {
         }
     }
 
-    @Test("handleSVC: the login and logout pages go through navigateToUrl(_:useSVC: true)")
+    @Test("handleSVC: the login page goes through navigateToUrl(_:useSVC: true) (the logout page: ResyncTests)")
     func safariViewController() async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()

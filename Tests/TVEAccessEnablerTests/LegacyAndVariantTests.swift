@@ -80,7 +80,7 @@ struct LegacyAndVariantTests {
         }
     }
 
-    @Test("getAuthentication(forceAuthn:withData:) shows the providers although authenticated; the array filter keeps its order")
+    @Test("getAuthentication(forceAuthn:withData:) shows the providers although authenticated; without a platform account the array filter changes nothing")
     func forceAuthnAndArrayFilter() async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()

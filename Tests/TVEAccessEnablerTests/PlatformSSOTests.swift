@@ -65,7 +65,7 @@ struct PlatformSSOTests {
         }
     }
 
-    @Test("SSO permission denied, undetermined or failing: VSA403 / VSA404 / APPL_ERROR at setRequestor, then the classic dialog")
+    @Test("SSO permission denied, undetermined or failing: VSA403 / VSA404 / APPL_ERROR at setRequestor, then the classic dialog; none once authenticated")
     func permissions() async throws {
         try await withLocalProvider { provider in
             for (access, startup, interactive) in [(TVProviderAccessStatus.denied, "VSA403", "VSA403"), (.undetermined, "VSA404", "VSA404"),
@@ -79,6 +79,15 @@ struct PlatformSSOTests {
                 #expect(ids == [startup, interactive], "\(access)")
                 #expect(recorder.flow.contains(.requestorComplete(1)))
                 #expect(recorder.flow.last == .providerDialog(["SandboxCable", "SandboxSSO"]))
+
+                // Once logged in the classic way, checkAuthentication says so and nothing about the permission.
+                enabler.setSelectedProvider("SandboxCable")
+                await enabler.drain()
+                try await DelegateFlowTests.completeWebLogin(enabler, recorder)
+                recorder.reset()
+                enabler.checkAuthentication()
+                await enabler.drain()
+                #expect(recorder.flow == [.authenticationStatus(1, "")], "\(access)")
             }
         }
     }
@@ -104,7 +113,7 @@ struct PlatformSSOTests {
         }
     }
 
-    @Test("SSO with a picker-only provider: it is selected silently and its login page opens, with no status code; the filter keeps its order")
+    @Test("SSO with a picker-only provider: it is selected silently and its login page opens, with no status code; both filters keep their order")
     func pickerOnlyProvider() async throws {
         var configuration = ServiceProviderConfiguration.sandbox
         configuration.mvpds[0].boardingStatus = "PICKER"
@@ -128,6 +137,15 @@ struct PlatformSSOTests {
             #expect(url.query?.contains("mso_id=SandboxCable") == true)
             try await DelegateFlowTests.completeWebLogin(enabler, recorder)
             #expect(recorder.flow.last == .authenticationStatus(1, ""))
+
+            // The legacy array filter: the picker shows those MVPDs, in that order, and features none.
+            enabler.logout()
+            await enabler.drain()
+            requests.withLockedValue { $0 = [] }
+            enabler.getAuthentication(forceAuthn: true, withData: [:], filter: ["SandboxCable", "SandboxSSO"])
+            await enabler.drain()
+            #expect(requests.withLockedValue { $0.first?.providerIdentifiers } == ["sandbox-cable", "sandbox-sso"])
+            #expect(requests.withLockedValue { $0.first?.featuredProviderIdentifiers } == [])
         }
     }
 

@@ -5,13 +5,24 @@ import TVEAccessEnabler
 import TVEServer
 import TVETokens
 
-/// A transport that remembers every request URL.
+/// A transport that remembers every request (and, in `urls`, every request URL).
 final class RecordingTransport: EntitlementTransport {
-    let inner = URLSessionTransport(timeout: 5)
+    let inner: any EntitlementTransport
     let urls = NIOLockedValueBox<[URL]>([])
+    let requests = NIOLockedValueBox<[EntitlementHTTPRequest]>([])
+    init(_ inner: any EntitlementTransport = URLSessionTransport(timeout: 5)) { self.inner = inner }
     func send(_ request: EntitlementHTTPRequest) async throws -> EntitlementHTTPResponse {
         urls.withLockedValue { $0.append(request.url) }
+        requests.withLockedValue { $0.append(request) }
         return try await inner.send(request)
+    }
+
+    /// The query items of the requests whose path ends with `suffix`.
+    func queries(endingWith suffix: String) -> [[String: String]] {
+        requests.withLockedValue { $0 }.filter { $0.url.path.hasSuffix(suffix) }.map { request in
+            let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            return Dictionary(items.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
+        }
     }
 }
 

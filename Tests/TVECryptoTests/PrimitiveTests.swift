@@ -74,6 +74,14 @@ struct PrimitiveTests {
         #expect(try HashFunction.sha224.hash(abc).hex == "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7")
     }
 
+    @Test("MD5 (RFC 1321 test suite) is only an InsecureDigest, never a HashFunction")
+    func md5() throws {
+        #expect(try InsecureDigest.md5([UInt8]()).hex == "d41d8cd98f00b204e9800998ecf8427e")
+        #expect(try InsecureDigest.md5(Array("abc".utf8)).hex == "900150983cd24fb0d6963f7d28e17f72")
+        #expect(try InsecureDigest.md5(Array("message digest".utf8)).hex == "f96b697d7cb7938d525a2f31aaf161d0")
+        #expect(HashFunction(name: "MD5") == nil)
+    }
+
     @Test("HMAC: RFC 4231 case 2 (SHA-256) and RFC 2202 case 2 (SHA-1)")
     func hmac() throws {
         let key = Array("Jefe".utf8)
