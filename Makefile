@@ -43,10 +43,11 @@ speed: deps
 sanitize: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "TVECryptoTests|TVEMetadataTests|TVESAMLTests|TVEServerTests|TVEAccessEnablerTests"
 
-# AddressSanitizer and LeakSanitizer over the library suites. XCTest itself leaks a little at exit; those reports
-# are suppressed (lsan.supp), nothing from OpenSSL or TVEKit is.
+# AddressSanitizer and LeakSanitizer over the library, server and flow suites. XCTest and libcurl (under
+# FoundationNetworking's URLSession) leak a little; those reports are suppressed (lsan.supp), nothing from OpenSSL
+# or TVEKit is.
 asan: deps
-	LSAN_OPTIONS=suppressions=$(CURDIR)/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter "TVECryptoTests|TVEMetadataTests|TVESAMLTests"
+	LSAN_OPTIONS=suppressions=$(CURDIR)/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter "TVECryptoTests|TVEMetadataTests|TVESAMLTests|TVEServerTests|TVEAccessEnablerTests"
 
 # libFuzzer over the media-token parser and verifier, with AddressSanitizer, for FUZZ_SECONDS (default 60).
 # New inputs go to .build-fuzz/corpus; crashes to Fuzz/artifacts (copy them to Fuzz/Regressions, which the tests replay).

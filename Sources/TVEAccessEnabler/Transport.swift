@@ -80,42 +80,38 @@ public final class URLSessionTransport: EntitlementTransport, Sendable {
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        let task = TaskBox(session.dataTask(with: urlRequest))
-        let identifier = task.task.taskIdentifier
+        let task = session.dataTask(with: urlRequest)
+        let identifier = task.taskIdentifier
         let pending = self.pending
         let limit = maximumResponseBytes
         let timeout = self.timeout
+        let host = request.url.host ?? "the service provider"
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<EntitlementHTTPResponse, any Error>) in
-                pending.register(identifier, limit: limit, continuation: continuation)
+                pending.register(identifier, task: task, limit: limit, continuation: continuation)
                 if Task.isCancelled {
-                    pending.finish(identifier, .failure(CancellationError()))
+                    pending.abandon(identifier, CancellationError())
                     return
                 }
-                task.task.resume()
+                task.resume()
+                // The deadline holds only the identifier: a finished request is not kept alive until it passes.
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                    let message = "no complete answer from \(request.url.host ?? "the service provider") within \(timeout) s"
-                    if pending.finish(identifier, .failure(AccessEnablerError(.internalError, message))) { task.task.cancel() }
+                    pending.abandon(identifier, AccessEnablerError(.internalError, "no complete answer from \(host) within \(timeout) s"))
                 }
             }
         } onCancel: {
-            if pending.finish(identifier, .failure(CancellationError())) { task.task.cancel() }
+            pending.abandon(identifier, CancellationError())
         }
     }
 
     deinit { session.invalidateAndCancel() }
 }
 
-/// A data task handed between the deadline, the cancellation handler and the caller (URLSessionTask is thread-safe).
-private struct TaskBox: @unchecked Sendable {
-    let task: URLSessionDataTask
-    init(_ task: URLSessionDataTask) { self.task = task }
-}
-
 /// The session's delegate: collects each task's body up to its limit, refuses redirects so that the caller sees each
 /// one, and resumes each caller exactly once (answer, error, limit, deadline or cancellation, whichever comes first).
 private final class PendingRequests: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct Entry {
+        let task: URLSessionDataTask
         let continuation: CheckedContinuation<EntitlementHTTPResponse, any Error>
         let limit: Int
         var response: HTTPURLResponse?
@@ -124,16 +120,21 @@ private final class PendingRequests: NSObject, URLSessionDataDelegate, @unchecke
 
     private let entries = NIOLockedValueBox<[Int: Entry]>([:])
 
-    func register(_ identifier: Int, limit: Int, continuation: CheckedContinuation<EntitlementHTTPResponse, any Error>) {
-        entries.withLockedValue { $0[identifier] = Entry(continuation: continuation, limit: limit) }
+    func register(_ identifier: Int, task: URLSessionDataTask, limit: Int, continuation: CheckedContinuation<EntitlementHTTPResponse, any Error>) {
+        entries.withLockedValue { $0[identifier] = Entry(task: task, continuation: continuation, limit: limit) }
     }
 
-    /// Ends the request with `result` unless it has ended already; true when this call ended it.
+    /// Ends the request with `result` unless it has ended already; returns its task when this call ended it.
     @discardableResult
-    func finish(_ identifier: Int, _ result: Result<EntitlementHTTPResponse, any Error>) -> Bool {
-        guard let entry = entries.withLockedValue({ $0.removeValue(forKey: identifier) }) else { return false }
+    func finish(_ identifier: Int, _ result: Result<EntitlementHTTPResponse, any Error>) -> URLSessionDataTask? {
+        guard let entry = entries.withLockedValue({ $0.removeValue(forKey: identifier) }) else { return nil }
         entry.continuation.resume(with: result)
-        return true
+        return entry.task
+    }
+
+    /// Ends the request with `error` (deadline, limit, cancellation) unless it has ended already, and stops its task.
+    func abandon(_ identifier: Int, _ error: any Error) {
+        finish(identifier, .failure(error))?.cancel()
     }
 
     private func tooLarge(_ limit: Int) -> AccessEnablerError {
@@ -148,7 +149,7 @@ private final class PendingRequests: NSObject, URLSessionDataDelegate, @unchecke
             return entries[identifier]?.limit
         }
         if let limit, response.expectedContentLength > Int64(limit) {
-            finish(identifier, .failure(tooLarge(limit)))
+            _ = finish(identifier, .failure(tooLarge(limit)))
             completionHandler(.cancel)
             return
         }
@@ -164,7 +165,7 @@ private final class PendingRequests: NSObject, URLSessionDataDelegate, @unchecke
             entries[identifier] = entry
             return nil
         }
-        if let overLimit, finish(identifier, .failure(tooLarge(overLimit))) { dataTask.cancel() }
+        if let overLimit { abandon(identifier, tooLarge(overLimit)) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

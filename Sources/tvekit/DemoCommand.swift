@@ -183,6 +183,27 @@ struct Demo: Sendable {
         guard condition else { throw CLIError(message: what) }
     }
 
+    /// checkAuthorization → setToken, and the token checked as a player's back end would.
+    func authorizeAndVerify(_ resource: String, _ enabler: AccessEnabler, _ delegate: DemoDelegate) async throws {
+        transcript.call("checkAuthorization(\(resource))")
+        enabler.checkAuthorization(resource)
+        let token = try await delegate.next("setToken") { if case .token(let token, _) = $0 { token } else { nil } }
+        let verifier = try MediaTokenVerifier(trustedKeys: [keys.mediaTokenKey.publicKey], requestorID: Self.requestor)
+        let verification = verifier.verify(token, resourceID: resource)
+        transcript.note("MediaTokenVerifier: \(verification.result.rawValue)")
+        try expect(verification.isValid, "the media token did not verify: \(verification)")
+    }
+
+    /// The iOS logout: the web view follows the logout page back to the app, which hands the redirect over.
+    func followLogoutPage(_ enabler: AccessEnabler, _ delegate: DemoDelegate) async throws {
+        let page = try await delegate.next("navigateToUrl") { if case .navigate(let url) = $0 { url } else { nil } }
+        guard case .redirect(let after) = try await SandboxBrowser().navigate(to: page) else { throw CLIError(message: "the logout page did not return") }
+        transcript.call("handleExternalURL(\(after.absoluteString))")
+        enabler.handleExternalURL(after)
+        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 0,
+                   "logout did not end")
+    }
+
     /// Startup, authentication in the MVPD's login form, preauthorization, authorization, verification, metadata, logout.
     func classic() async throws {
         let (enabler, delegate) = make()
@@ -211,13 +232,7 @@ struct Demo: Sendable {
         enabler.checkPreauthorizedResources(["news", "mature-show", "premium-sports"])
         let allowed = try await delegate.next("preauthorizedResources") { if case .preauthorized(let list) = $0 { list } else { nil } }
         try expect(allowed == ["news"], "preauthorization gave \(allowed)")
-        transcript.call("checkAuthorization(news)")
-        enabler.checkAuthorization("news")
-        let token = try await delegate.next("setToken") { if case .token(let token, _) = $0 { token } else { nil } }
-        let verifier = try MediaTokenVerifier(trustedKeys: [keys.mediaTokenKey.publicKey], requestorID: Self.requestor)
-        let verification = verifier.verify(token, resourceID: "news")
-        transcript.note("MediaTokenVerifier: \(verification.result.rawValue)")
-        try expect(verification.isValid, "the media token did not verify: \(verification)")
+        try await authorizeAndVerify("news", enabler, delegate)
         transcript.call("checkAuthorization(mature-show)")
         enabler.checkAuthorization("mature-show")
         _ = try await delegate.next("tokenRequestFailed") { if case .failed(_, let code, _) = $0 { code } else { nil } }
@@ -229,12 +244,7 @@ struct Demo: Sendable {
         }
         transcript.call("logout()")
         enabler.logout()
-        let page = try await delegate.next("navigateToUrl") { if case .navigate(let url) = $0 { url } else { nil } }
-        guard case .redirect(let after) = try await SandboxBrowser().navigate(to: page) else { throw CLIError(message: "the logout page did not return") }
-        transcript.call("handleExternalURL(\(after.absoluteString))")
-        enabler.handleExternalURL(after)
-        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 0,
-                   "logout did not end")
+        try await followLogoutPage(enabler, delegate)
     }
 
     /// The Apple SSO cookbook with a simulated TV-provider account.
@@ -262,12 +272,7 @@ struct Demo: Sendable {
         enabler.logout()
         let status = try await delegate.next("status") { if case .status(let status) = $0 { status } else { nil } }
         try expect(status.id == "VSA203", "no VSA203 after an SSO logout")
-        let page = try await delegate.next("navigateToUrl") { if case .navigate(let url) = $0 { url } else { nil } }
-        guard case .redirect(let after) = try await SandboxBrowser().navigate(to: page) else { throw CLIError(message: "the logout page did not return") }
-        transcript.call("handleExternalURL(\(after.absoluteString))")
-        enabler.handleExternalURL(after)
-        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 0,
-                   "logout did not end")
+        try await followLogoutPage(enabler, delegate)
     }
 
     /// tvOS: a registration code shown on the TV and used on a phone.
@@ -294,13 +299,7 @@ struct Demo: Sendable {
         enabler.getSelectedProvider()
         let selected = try await delegate.next("selectedProvider") { if case .selected(let mvpd) = $0 { mvpd as MVPD?? } else { nil } }
         try expect(selected?.id == "SandboxCable", "the selected provider is not SandboxCable")
-        transcript.call("checkAuthorization(news)")
-        enabler.checkAuthorization("news")
-        let token = try await delegate.next("setToken") { if case .token(let token, _) = $0 { token } else { nil } }
-        let verifier = try MediaTokenVerifier(trustedKeys: [keys.mediaTokenKey.publicKey], requestorID: Self.requestor)
-        let verification = verifier.verify(token, resourceID: "news")
-        transcript.note("MediaTokenVerifier: \(verification.result.rawValue)")
-        try expect(verification.isValid, "the media token did not verify: \(verification)")
+        try await authorizeAndVerify("news", enabler, delegate)
         // tvOS has no logout page: the logout ends at once.
         transcript.call("logout()")
         enabler.logout()
