@@ -149,7 +149,8 @@ private final class PendingRequests: NSObject, URLSessionDataDelegate, @unchecke
             return entries[identifier]?.limit
         }
         if let limit, response.expectedContentLength > Int64(limit) {
-            _ = finish(identifier, .failure(tooLarge(limit)))
+            // FoundationNetworking ignores the disposition: the task itself is cancelled.
+            abandon(identifier, tooLarge(limit))
             completionHandler(.cancel)
             return
         }
