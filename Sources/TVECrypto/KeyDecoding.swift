@@ -26,15 +26,22 @@ enum RSAKeyPolicy {
 
     /// Checks that `key` is RSA and of an allowed size; frees nothing.
     static func check(_ key: OpaquePointer, allowingSmallKeys: Bool) throws {
+        try check(key, minimumBits: allowingSmallKeys ? minimumUnsafeBits : minimumBits,
+                  hint: allowingSmallKeys ? "" : " (use an unsafe initialiser to accept smaller keys)")
+    }
+
+    /// The smallest modulus accepted by the `allowing1024BitKeys` loaders of public keys.
+    static let minimumLegacyBits = 1024
+
+    /// Checks that `key` is RSA with at least `minimumBits` bits (and at most ``maximumBits``); frees nothing.
+    static func check(_ key: OpaquePointer, minimumBits minimum: Int, hint: String) throws {
         guard EVP_PKEY_is_a(key, "RSA") == 1 else {
             let name = EVP_PKEY_get0_type_name(key).map { String(cString: $0) } ?? "unknown"
             throw TVECryptoError.unsupportedKeyType(reason: "the key is \(name), not RSA")
         }
         let bits = Int(EVP_PKEY_get_bits(key))
-        let minimum = allowingSmallKeys ? minimumUnsafeBits : minimumBits
         if bits < minimum {
-            throw TVECryptoError.keyTooSmall(reason: "the RSA key has \(bits) bits; at least \(minimum) are required"
-                + (allowingSmallKeys ? "" : " (use an unsafe initialiser to accept smaller keys)"))
+            throw TVECryptoError.keyTooSmall(reason: "the RSA key has \(bits) bits; at least \(minimum) are required" + hint)
         }
         if bits > maximumBits {
             throw TVECryptoError.keyTooLarge(reason: "the RSA key has \(bits) bits; at most \(maximumBits) are accepted")
@@ -76,6 +83,12 @@ enum RSAKeyPolicy {
     }
 
     /// Decodes an RSA public key from DER: SubjectPublicKeyInfo first, then PKCS#1 `RSAPublicKey`.
+    /// ``decodePublicDER(_:)`` for any bytes, with the encoded-key size limit; `nil` when they are not a public key.
+    static func decodeDERPublicKeyOrNil(_ bytes: some DataProtocol) -> OpaquePointer? {
+        guard bytes.count <= maximumEncodedKeyBytes else { return nil }
+        return bytes.withContiguousBytes { decodePublicDER($0) }
+    }
+
     static func decodePublicDER(_ der: UnsafeRawBufferPointer) -> OpaquePointer? {
         if let key = decodeDER(der, { d2i_PUBKEY(nil, $0, $1) }, free: { EVP_PKEY_free($0) }) {
             return key

@@ -247,7 +247,7 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
     }
 
     /// Decrypts concatenated RSAES-PKCS1-v1_5 blocks, each exactly the modulus size, and joins the plaintexts
-    /// (the "RSA blocks" encoding of Adobe Pass user metadata, formats.md §2).
+    /// (the "RSA blocks" encoding of Adobe Pass user metadata, FORMATS.md §2).
     /// - Throws: ``TVECryptoError/Code/decryptionFailed`` when the length is not a non-zero multiple of the
     ///   modulus size or any block fails; ``TVECryptoError/Code/inputTooLarge`` over
     ///   ``maximumBlockCiphertextBytes``.

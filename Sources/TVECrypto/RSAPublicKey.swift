@@ -15,7 +15,33 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
     public let derRepresentation: [UInt8]
 
     init(backing: EVPKey, allowingSmallKeys: Bool) throws {
-        try RSAKeyPolicy.check(backing.pointer, allowingSmallKeys: allowingSmallKeys)
+        try self.init(backing: backing, policy: allowingSmallKeys ? .unsafe : .standard)
+    }
+
+    /// Which key sizes a loader accepts.
+    enum SizePolicy {
+        /// 2048 bits and up.
+        case standard
+        /// 1024 bits and up: the `allowing1024BitKeys` loaders.
+        case legacy1024
+        /// 512 bits and up: the `unsafe` initialisers.
+        case unsafe
+
+        init(allowing1024BitKeys: Bool) { self = allowing1024BitKeys ? .legacy1024 : .standard }
+
+        func check(_ key: OpaquePointer) throws {
+            switch self {
+            case .standard:
+                try RSAKeyPolicy.check(key, minimumBits: RSAKeyPolicy.minimumBits,
+                                       hint: " (pass allowing1024BitKeys: true to accept a 1024-bit key)")
+            case .legacy1024: try RSAKeyPolicy.check(key, minimumBits: RSAKeyPolicy.minimumLegacyBits, hint: "")
+            case .unsafe: try RSAKeyPolicy.check(key, minimumBits: RSAKeyPolicy.minimumUnsafeBits, hint: "")
+            }
+        }
+    }
+
+    init(backing: EVPKey, policy: SizePolicy) throws {
+        try policy.check(backing.pointer)
         var output: UnsafeMutablePointer<UInt8>? = nil
         let length = i2d_PUBKEY(backing.pointer, &output)
         guard length > 0, let output else { throw TVECryptoError.openSSLFailure(reason: "i2d_PUBKEY failed") }
@@ -28,64 +54,113 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``TVECryptoError/Code/malformedKey``, ``TVECryptoError/Code/unsupportedKeyType``,
     ///   ``TVECryptoError/Code/keyTooSmall``, ``TVECryptoError/Code/keyTooLarge``, size errors.
     public init(pemRepresentation: String) throws {
-        try self.init(pem: Array(pemRepresentation.utf8), allowingSmallKeys: false, certificates: false)
+        try self.init(pem: Array(pemRepresentation.utf8), policy: .standard, certificates: false)
     }
 
     /// Loads a DER public key: SubjectPublicKeyInfo or PKCS#1 `RSAPublicKey`. Trailing bytes are an error.
     public init(derRepresentation: some DataProtocol) throws {
-        try self.init(der: derRepresentation, allowingSmallKeys: false)
+        try self.init(der: derRepresentation, policy: .standard)
     }
 
     /// Like ``init(pemRepresentation:)`` but accepts keys from 512 bits up.
     /// - Warning: keys under 2048 bits can be factored by well-funded attackers; use this only for legacy data
     ///   and tests.
     public init(unsafePEMRepresentation pem: String) throws {
-        try self.init(pem: Array(pem.utf8), allowingSmallKeys: true, certificates: false)
+        try self.init(pem: Array(pem.utf8), policy: .unsafe, certificates: false)
     }
 
     /// Like ``init(derRepresentation:)`` but accepts keys from 512 bits up.
     /// - Warning: see ``init(unsafePEMRepresentation:)``.
     public init(unsafeDERRepresentation der: some DataProtocol) throws {
-        try self.init(der: der, allowingSmallKeys: true)
+        try self.init(der: der, policy: .unsafe)
     }
 
     /// The public key of an X.509 certificate.
-    public init(certificate: X509Certificate) throws {
+    /// - Parameter allowing1024BitKeys: accept keys of 1024 to 2047 bits (legacy signers such as Adobe's media-token
+    ///   key of 2015–2017); off by default. Only for verifying what such a key signed.
+    public init(certificate: X509Certificate, allowing1024BitKeys: Bool = false) throws {
+        try self.init(certificate: certificate, policy: SizePolicy(allowing1024BitKeys: allowing1024BitKeys))
+    }
+
+    init(certificate: X509Certificate, policy: SizePolicy) throws {
         guard let key = X509_get0_pubkey(certificate.backing.pointer) else {
             throw TVECryptoError.malformedCertificate(reason: "the certificate's public key cannot be decoded")
         }
-        try self.init(backing: EVPKey.retaining(key), allowingSmallKeys: false)
+        try self.init(backing: EVPKey.retaining(key), policy: policy)
     }
 
     /// Loads whatever a key file may hold: a PEM or DER public key (SubjectPublicKeyInfo or PKCS#1) or an
     /// X.509 certificate (PEM or DER), whose key is taken. This is what `tvekit signature verify` reads.
-    public init(encodedKeyOrCertificate bytes: some DataProtocol) throws {
+    /// - Parameter allowing1024BitKeys: accept keys of 1024 to 2047 bits; off by default. Only for verifying what a
+    ///   legacy signer signed (Adobe's media-token key of 2015–2017 has 1024 bits).
+    public init(encodedKeyOrCertificate bytes: some DataProtocol, allowing1024BitKeys: Bool = false) throws {
+        let policy = SizePolicy(allowing1024BitKeys: allowing1024BitKeys)
         try checkInputSize(bytes.count, limit: X509Certificate.maximumEncodedBytes, what: "public key or certificate")
         if PEMBlock.looksLikePEM(bytes) {
-            try self.init(pem: [UInt8](bytes), allowingSmallKeys: false, certificates: true)
+            try self.init(pem: [UInt8](bytes), policy: policy, certificates: true)
             return
         }
-        if let key = try? RSAPublicKey(der: bytes, allowingSmallKeys: false) {
-            self = key
+        if let key = RSAKeyPolicy.decodeDERPublicKeyOrNil(bytes) {
+            try self.init(backing: EVPKey(taking: key), policy: policy)
             return
         }
+        let certificate: X509Certificate
         do {
-            let certificate = try X509Certificate(derRepresentation: bytes)
-            try self.init(certificate: certificate)
+            certificate = try X509Certificate(derRepresentation: bytes)
         } catch let error as TVECryptoError where error.code == .malformedCertificate {
             throw TVECryptoError.malformedKey(reason: "the bytes are neither a public key nor a certificate, in PEM or DER")
         }
+        try self.init(certificate: certificate, policy: policy)
     }
 
-    private init(der: some DataProtocol, allowingSmallKeys: Bool) throws {
+    /// Loads every key of a file that may hold several: PEM blocks of certificates and public keys (`CERTIFICATE`,
+    /// `PUBLIC KEY`, `RSA PUBLIC KEY`, in order; other blocks are ignored), or one DER public key or certificate,
+    /// or concatenated DER certificates. This is what `tvekit token verify --cert` reads.
+    /// - Throws: ``TVECryptoError/Code/malformedKey`` when no key is found, or the error of the first unusable key.
+    public static func keys(encodedKeysOrCertificates bytes: some DataProtocol, allowing1024BitKeys: Bool = false) throws -> [RSAPublicKey] {
+        let policy = SizePolicy(allowing1024BitKeys: allowing1024BitKeys)
+        try checkInputSize(bytes.count, limit: X509Certificate.maximumEncodedBytes, what: "public keys or certificates")
+        if PEMBlock.looksLikePEM(bytes) {
+            let blocks: [PEMBlock]
+            switch PEMBlock.parseAll(bytes) {
+            case .success(let parsed): blocks = parsed
+            case .failure(let error): throw TVECryptoError.malformedKey(reason: error.reason)
+            }
+            var keys: [RSAPublicKey] = []
+            for block in blocks {
+                switch block.label {
+                case "CERTIFICATE": keys.append(try RSAPublicKey(certificate: X509Certificate(derRepresentation: block.der), policy: policy))
+                case "PUBLIC KEY", "RSA PUBLIC KEY": keys.append(try RSAPublicKey(der: block.der, policy: policy))
+                default: continue
+                }
+            }
+            guard !keys.isEmpty else {
+                throw TVECryptoError.malformedKey(reason: "no CERTIFICATE, PUBLIC KEY or RSA PUBLIC KEY block found")
+            }
+            return keys
+        }
+        if let key = RSAKeyPolicy.decodeDERPublicKeyOrNil(bytes) {
+            return [try RSAPublicKey(backing: EVPKey(taking: key), policy: policy)]
+        }
+        let certificates: [X509Certificate]
+        do {
+            certificates = try X509Certificate.certificates(derRepresentation: bytes)
+        } catch let error as TVECryptoError where error.code == .malformedCertificate {
+            throw TVECryptoError.malformedKey(reason: "the bytes are neither public keys nor certificates, in PEM or DER")
+        }
+        guard !certificates.isEmpty else { throw TVECryptoError.malformedKey(reason: "the input is empty") }
+        return try certificates.map { try RSAPublicKey(certificate: $0, policy: policy) }
+    }
+
+    private init(der: some DataProtocol, policy: SizePolicy) throws {
         try checkInputSize(der.count, limit: RSAKeyPolicy.maximumEncodedKeyBytes, what: "DER public key")
         guard let key = der.withContiguousBytes({ RSAKeyPolicy.decodePublicDER($0) }) else {
             throw TVECryptoError.malformedKey(reason: "the DER data is not a SubjectPublicKeyInfo or PKCS#1 RSAPublicKey")
         }
-        try self.init(backing: EVPKey(taking: key), allowingSmallKeys: allowingSmallKeys)
+        try self.init(backing: EVPKey(taking: key), policy: policy)
     }
 
-    private init(pem: [UInt8], allowingSmallKeys: Bool, certificates: Bool) throws {
+    private init(pem: [UInt8], policy: SizePolicy, certificates: Bool) throws {
         try checkInputSize(pem.count, limit: certificates ? X509Certificate.maximumEncodedBytes : RSAKeyPolicy.maximumEncodedKeyBytes,
                            what: "PEM public key")
         let blocks: [PEMBlock]
@@ -103,10 +178,10 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
                 : "no public key block; found \(found.joined(separator: ", "))")
         }
         if block.label == "CERTIFICATE" {
-            try self.init(certificate: X509Certificate(derRepresentation: block.der))
+            try self.init(certificate: X509Certificate(derRepresentation: block.der), policy: policy)
             return
         }
-        try self.init(der: block.der, allowingSmallKeys: allowingSmallKeys)
+        try self.init(der: block.der, policy: policy)
     }
 
     /// The modulus length in bits.
@@ -194,7 +269,7 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Encrypts any amount of data as concatenated RSAES-PKCS1-v1_5 blocks, each exactly the modulus size, as
-    /// Adobe Pass user metadata does (formats.md §2). Each block holds up to modulus bytes − 11 of plaintext.
+    /// Adobe Pass user metadata does (FORMATS.md §2). Each block holds up to modulus bytes − 11 of plaintext.
     /// - Warning: PKCS#1 v1.5 encryption is legacy; see ``RSAEncryptionPadding/_weakAndInsecurePKCS1v15``.
     public func encryptPKCS1v15Blocks(_ plaintext: some DataProtocol) throws -> [UInt8] {
         guard plaintext.count <= RSAPrivateKey.maximumBlockCiphertextBytes / 2 else {

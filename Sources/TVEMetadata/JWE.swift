@@ -2,7 +2,7 @@ import Foundation
 import TVECrypto
 
 /// JWE compact serialization (RFC 7516 §7.1) with RSA key transport, as some Adobe Pass sources describe
-/// encrypted user metadata (formats.md §2).
+/// encrypted user metadata (FORMATS.md §2).
 ///
 /// Accepted: `alg` `RSA-OAEP` (SHA-1, MGF1-SHA-1), `RSA-OAEP-256` (SHA-256, MGF1-SHA-256) and, only when the caller
 /// opts in, `RSA1_5`; `enc` `A128CBC-HS256`, `A256CBC-HS512` (RFC 7518 §5.2), `A128GCM`, `A256GCM`. Refused:

@@ -1,7 +1,7 @@
 import Foundation
 import TVECrypto
 
-/// Decrypts encrypted user metadata with the programmer's private key (formats.md §2).
+/// Decrypts encrypted user metadata with the programmer's private key (FORMATS.md §2).
 ///
 /// Each encrypted value is detected as one of two encodings:
 /// - **RSA blocks**: standard Base64 (line breaks and spaces skipped) of RSAES-PKCS1-v1_5 blocks, each exactly the

@@ -15,7 +15,7 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
         }
         fileprivate let backing: Backing
 
-        /// The document is not JSON or not in the REST v1 / v2 shape (formats.md §2).
+        /// The document is not JSON or not in the REST v1 / v2 shape (FORMATS.md §2).
         public static let malformedDocument = Code(backing: .malformedDocument)
         /// An encrypted value is neither well-formed RSA blocks nor a well-formed JWE (structure, Base64, lengths).
         public static let malformedCiphertext = Code(backing: .malformedCiphertext)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A user-metadata document as the service provider returns it, before decryption (formats.md §2).
+/// A user-metadata document as the service provider returns it, before decryption (FORMATS.md §2).
 ///
 /// Two shapes are read:
 /// - REST v1 `GET /api/v1/tokens/usermetadata`: `{"updated": 1334243471, "encrypted": ["zip"], "data": {...}}`.

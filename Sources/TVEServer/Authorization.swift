@@ -114,7 +114,16 @@ extension ServiceProvider {
     }
 
     /// The configured rules, in order: the requestor's resource list, the MVPD's denials, the subscriber's denials.
-    func decide(_ requestor: ServiceProviderConfiguration.Requestor, _ session: AuthenticationSession, _ resource: String) -> ServiceProviderError? {
+    /// An MRSS resource is decided by its channel (`rss/channel/title`), as Adobe's plain IDs stand for channels; an
+    /// MRSS document TVEKit cannot read is an unknown resource.
+    func decide(_ requestor: ServiceProviderConfiguration.Requestor, _ session: AuthenticationSession, _ requested: String) -> ServiceProviderError? {
+        let resource: String
+        if requested.utf8.first == UInt8(ascii: "<") {
+            guard let mrss = try? MRSSResource(parsing: requested) else { return .unknownResource }
+            resource = mrss.channelTitle
+        } else {
+            resource = requested
+        }
         if let offered = requestor.resources, !offered.contains(resource) { return .unknownResource }
         guard let mvpd = configuration.mvpds.first(where: { $0.id == session.mvpd }) else { return .denied("the MVPD is no longer configured") }
         if let message = mvpd.deniedResources?[resource] { return .denied(message) }
@@ -166,7 +175,7 @@ struct MediaTokenResponse: Encodable {
     let resource: String
     let mvpdId: String
     let expires: String
-    /// The Base64 short media token (formats.md §1).
+    /// The Base64 short media token (FORMATS.md §1).
     let serializedToken: String
 }
 

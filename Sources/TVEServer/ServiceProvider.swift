@@ -56,7 +56,7 @@ public struct SandboxKeys: Sendable {
 }
 
 /// The local service provider: Adobe Pass REST API v1 and client registration on loopback, with a local MVPD
-/// identity provider, so that every entitlement flow runs for real, offline (formats.md §6).
+/// identity provider, so that every entitlement flow runs for real, offline (FORMATS.md §6).
 ///
 /// Routes (JSON; errors in the legacy or the enhanced shape, see ``ServiceProviderError``):
 /// - `POST /o/client/register`, `POST /o/client/token` — Dynamic Client Registration.

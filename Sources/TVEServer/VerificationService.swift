@@ -25,14 +25,16 @@ public struct VerificationService: Sendable {
     ///   - trustedKeys: the keys whose media-token signatures are accepted (Adobe's current and next certificate).
     ///   - requestorIDs: the requestors this service verifies for.
     ///   - replayGuard: one-time use, shared by every requestor; in memory and bounded by default.
+    ///   - allowing1024BitKeys: trust RSA keys of 1024 to 2047 bits (Adobe's key of 2015–2017); off by default.
     public init(trustedKeys: [RSAPublicKey], requestorIDs: [String], clockSkew: Duration = .zero,
                 clock: any MediaTokenClock = SystemMediaTokenClock(),
-                replayGuard: any TokenReplayGuard = InMemoryTokenReplayGuard()) throws {
+                replayGuard: any TokenReplayGuard = InMemoryTokenReplayGuard(), allowing1024BitKeys: Bool = false) throws {
         guard !requestorIDs.isEmpty else { throw MediaTokenError.invalidConfiguration(reason: "no requestor ID") }
         var verifiers: [String: MediaTokenVerifier] = [:]
         for requestor in requestorIDs {
             verifiers[requestor] = try MediaTokenVerifier(trustedKeys: trustedKeys, requestorID: requestor, clockSkew: clockSkew,
-                                                          clock: clock, replayGuard: replayGuard)
+                                                          clock: clock, replayGuard: replayGuard,
+                                                          allowing1024BitKeys: allowing1024BitKeys)
         }
         self.verifiers = verifiers
         self.metrics = VerificationMetrics()

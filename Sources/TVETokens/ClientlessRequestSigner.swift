@@ -2,7 +2,7 @@ import Foundation
 import TVECrypto
 
 /// The HMAC-SHA1 `Authorization` header of the older clientless (second-screen) REST calls, the tvOS SDK's
-/// `secret` / `publicKey` pair (formats.md §4):
+/// `secret` / `publicKey` pair (FORMATS.md §4):
 ///
 /// ```
 /// msg = "<METHOD> requestor_id=<rid>, nonce=<uuid>, signature_method=HMAC-SHA1, request_time=<epoch ms>, request_uri=<path>"
@@ -68,7 +68,7 @@ public struct ClientlessRequestSigner: Sendable {
     }
 }
 
-/// A parsed clientless `Authorization` header (formats.md §4), for the service side.
+/// A parsed clientless `Authorization` header (FORMATS.md §4), for the service side.
 public struct ClientlessAuthorization: Sendable, Hashable {
     public let method: String
     public let requestorID: String
@@ -133,7 +133,7 @@ public struct ClientlessAuthorization: Sendable, Hashable {
         "\(method) requestor_id=\(requestorID), nonce=\(nonce), signature_method=HMAC-SHA1, request_time=\(requestTime), request_uri=\(requestURI)"
     }
 
-    /// Parses a header value strictly: fields in the order of formats.md §4, `signature_method=HMAC-SHA1`, a decimal
+    /// Parses a header value strictly: fields in the order of FORMATS.md §4, `signature_method=HMAC-SHA1`, a decimal
     /// `request_time`, nothing else.
     /// - Throws: ``MediaTokenError/Code/malformedHeader``.
     public init(header: String) throws {

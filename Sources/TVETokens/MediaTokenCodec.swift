@@ -1,44 +1,52 @@
 import Foundation
 import TVECrypto
 
-/// The strict parser and the serializer of short media tokens (see ``ShortMediaToken`` for the grammar).
+/// The strict parser of short media tokens (see ``ShortMediaToken`` and `FORMATS.md` §1 for the grammar).
 ///
-/// The parser works on bytes with a single forward scan: no XML parser, no backtracking, no allocation beyond the
-/// token's own bytes, its signature and its field strings.
+/// The parser works on bytes with a single forward scan: no XML parser, no backtracking, and no allocation beyond
+/// the token's own bytes, its signature and its field strings (plus one buffer for a field that needs decoding).
 enum MediaTokenCodec {
     static let signatureInfoOpen = Array("<signatureInfo>".utf8)
     static let signatureInfoClose = Array("</signatureInfo>".utf8)
-    static let tokenOpen = Array("<shortAuthorizationToken>".utf8)
-    static let tokenClose = Array("</shortAuthorizationToken>".utf8)
+    static let cdataOpen = Array("<![CDATA[".utf8)
 
-    /// The children of `shortAuthorizationToken`, in order.
+    /// The children of the root, in order.
     static let fieldNames = ["sessionGUID", "requestorID", "resourceID", "ttl", "issueTime", "mvpdId", "proxyMvpdId"]
-    /// Their open and close tags, all in one buffer that lives for the process: slicing it costs no reference
+    static let sessionGUID = 0, requestorID = 1, resourceID = 2, ttl = 3, issueTime = 4, mvpdId = 5, proxyMvpdId = 6
+
+    /// Every tag the parser looks for, in one buffer that lives for the process: slicing it costs no reference
     /// counting on the hot path.
+    struct Tags {
+        let buffer: UnsafeRawBufferPointer
+        let fieldOpen: [Range<Int>]
+        let fieldClose: [Range<Int>]
+        let rootOpen: [Range<Int>]
+        let rootClose: [Range<Int>]
+    }
+
     // nonisolated(unsafe): the buffer is written once in this initialiser and only read afterwards.
-    nonisolated(unsafe) static let tags: (buffer: UnsafeRawBufferPointer, open: [Range<Int>], close: [Range<Int>]) = {
+    nonisolated(unsafe) static let tags: Tags = {
         var bytes: [UInt8] = []
-        var open: [Range<Int>] = []
-        var close: [Range<Int>] = []
-        for name in fieldNames {
+        func add(_ text: String) -> Range<Int> {
             let start = bytes.count
-            bytes += Array("<\(name)>".utf8)
-            open.append(start..<bytes.count)
-            let middle = bytes.count
-            bytes += Array("</\(name)>".utf8)
-            close.append(middle..<bytes.count)
+            bytes += Array(text.utf8)
+            return start..<bytes.count
         }
+        let fieldOpen = fieldNames.map { add("<\($0)>") }
+        let fieldClose = fieldNames.map { add("</\($0)>") }
+        let roots = ShortMediaToken.Form.Root.allCases
+        let rootOpen = roots.map { add("<\($0.rawValue)>") }
+        let rootClose = roots.map { add("</\($0.rawValue)>") }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
         buffer.copyBytes(from: bytes)
-        return (UnsafeRawBufferPointer(buffer), open, close)
+        return Tags(buffer: UnsafeRawBufferPointer(buffer), fieldOpen: fieldOpen, fieldClose: fieldClose, rootOpen: rootOpen,
+                    rootClose: rootClose)
     }()
 
-    /// The same tags as arrays, for the serializer.
-    static let openTags: [[UInt8]] = fieldNames.map { Array("<\($0)>".utf8) }
-    static let closeTags: [[UInt8]] = fieldNames.map { Array("</\($0)>".utf8) }
-
-    static func openTag(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: tags.buffer[tags.open[index]]) }
-    static func closeTag(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: tags.buffer[tags.close[index]]) }
+    static func fieldOpenTag(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: tags.buffer[tags.fieldOpen[index]]) }
+    static func fieldCloseTag(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: tags.buffer[tags.fieldClose[index]]) }
+    static func rootOpenTag(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: tags.buffer[tags.rootOpen[index]]) }
+    static func rootCloseTag(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: tags.buffer[tags.rootClose[index]]) }
 
     // MARK: Parsing
 
@@ -68,48 +76,152 @@ enum MediaTokenCodec {
         var scanner = Scanner(bytes: bytes)
         try scanner.expect(signatureInfoOpen, "<signatureInfo>")
         let signatureText = scanner.textRun()
-        try scanner.expect(signatureInfoClose, "</signatureInfo>")
+        let signatureInfoEnd: ShortMediaToken.Form.SignatureInfoEnd
+        if scanner.peek(signatureInfoOpen) {
+            signatureInfoEnd = .unslashed
+            scanner.index += signatureInfoOpen.count
+        } else {
+            try scanner.expect(signatureInfoClose, "<signatureInfo> or </signatureInfo>")
+            signatureInfoEnd = .slashed
+        }
         let signature: [UInt8]
         do {
             signature = try Base64.decode(buffer: UnsafeRawBufferPointer(rebasing: bytes[signatureText]))
         } catch let error as TVECryptoError {
             throw MediaTokenError.malformedToken(reason: "signatureInfo is not canonical Base64 (\(error.reason))")
         }
+
         let signedStart = scanner.index
-        try scanner.expect(tokenOpen, "<shortAuthorizationToken>")
-        let sessionGUID = try readText(&scanner, field: 0, required: true)
-        let requestorID = try readText(&scanner, field: 1, required: true)
-        let resourceID = try readText(&scanner, field: 2, required: true)
-        let ttl = try readInteger(&scanner, field: 3)
-        let issueTime = try readInteger(&scanner, field: 4)
-        let mvpdId = try readText(&scanner, field: 5, required: true)
-        let proxyMvpdId = scanner.peek(openTag(6)) ? try readText(&scanner, field: 6, required: false) : nil
-        try scanner.expect(tokenClose, "</shortAuthorizationToken>")
+        let rootIndex: Int
+        if scanner.peek(rootOpenTag(0)) {
+            rootIndex = 0
+        } else if scanner.peek(rootOpenTag(1)) {
+            rootIndex = 1
+        } else {
+            throw MediaTokenError.malformedToken(reason: "expected <authToken> or <shortAuthorizationToken> at byte \(scanner.index)")
+        }
+        scanner.index += rootOpenTag(rootIndex).count
+        let root = ShortMediaToken.Form.Root.allCases[rootIndex]
+
+        let sessionGUID = try readString(&scanner, field: sessionGUID, required: true)
+        let requestorID = try readString(&scanner, field: requestorID, required: true)
+        let resourceID = try readString(&scanner, field: resourceID, required: true)
+        let ttlText = try readField(&scanner, field: ttl)
+        let ttl = try ttlText.withBytes(in: bytes) { try MediaTokenTime.parseInteger($0, field: "ttl", offset: ttlText.offset) }
+        let issueTimeField = try readField(&scanner, field: issueTime)
+        let (issueTime, encoding) = try issueTimeField.withBytes(in: bytes) { try MediaTokenTime.parse($0, offset: issueTimeField.offset) }
+        // The shape checks above leave only ASCII digits, spaces, '-', ':' and '+' in the text.
+        let issueTimeText = issueTimeField.withBytes(in: bytes) { String(decoding: $0, as: UTF8.self) }
+        let mvpdId = try readString(&scanner, field: mvpdId, required: true)
+        let proxyMvpdId = scanner.peek(fieldOpenTag(proxyMvpdId)) ? try readString(&scanner, field: proxyMvpdId, required: false) : nil
+        try scanner.expect(rootCloseTag(rootIndex), "</\(root.rawValue)>")
         let signedEnd = scanner.index
         guard scanner.index == bytes.count else {
-            throw MediaTokenError.malformedToken(reason: "\(bytes.count - scanner.index) trailing bytes after </shortAuthorizationToken> at byte \(scanner.index)")
+            throw MediaTokenError.malformedToken(reason: "\(bytes.count - scanner.index) trailing bytes after </\(root.rawValue)> at byte \(scanner.index)")
         }
+        let form = ShortMediaToken.Form(root: root, signatureInfoEnd: signatureInfoEnd, issueTimeEncoding: encoding)
         return ShortMediaToken(sessionGUID: sessionGUID, requestorID: requestorID, resourceID: resourceID, ttl: ttl,
-                               issueTime: issueTime, mvpdId: mvpdId, proxyMvpdId: proxyMvpdId, signature: signature,
-                               text: text, signedRange: signedStart..<signedEnd)
+                               issueTime: issueTime, issueTimeText: issueTimeText, mvpdId: mvpdId, proxyMvpdId: proxyMvpdId,
+                               signature: signature, text: text, signedRange: signedStart..<signedEnd, form: form)
     }
 
-    /// `<name>text</name>`, unescaped and validated.
-    private static func readText(_ scanner: inout Scanner, field index: Int, required: Bool) throws -> String {
-        try scanner.expect(openTag(index), "<\(fieldNames[index])>")
-        let run = scanner.textRun()
-        try scanner.expect(closeTag(index), "</\(fieldNames[index])>")
-        let value = try decodeText(UnsafeRawBufferPointer(rebasing: scanner.bytes[run]), field: index, offset: run.lowerBound)
-        if required, value.isEmpty { throw MediaTokenError.malformedToken(reason: "\(fieldNames[index]) is empty") }
-        return value
+    /// `<name>text</name>` as a validated string.
+    private static func readString(_ scanner: inout Scanner, field index: Int, required: Bool) throws -> String {
+        let field = try readField(&scanner, field: index)
+        if required, field.isEmpty { throw MediaTokenError.malformedToken(reason: "\(fieldNames[index]) at byte \(field.offset) is empty") }
+        return try field.string(in: scanner.bytes, name: fieldNames[index])
     }
 
-    /// `<name>digits</name>`.
-    private static func readInteger(_ scanner: inout Scanner, field index: Int) throws -> Int64 {
-        try scanner.expect(openTag(index), "<\(fieldNames[index])>")
+    /// `<name>text</name>`: the text's decoded bytes, in place when it needs no decoding.
+    private static func readField(_ scanner: inout Scanner, field index: Int) throws -> FieldText {
+        try scanner.expect(fieldOpenTag(index), "<\(fieldNames[index])>")
+        let start = scanner.index
         let run = scanner.textRun()
-        try scanner.expect(closeTag(index), "</\(fieldNames[index])>")
-        return try parseInteger(UnsafeRawBufferPointer(rebasing: scanner.bytes[run]), field: fieldNames[index], offset: run.lowerBound)
+        let close = fieldCloseTag(index)
+        if scanner.peek(close) {
+            scanner.index += close.count
+            let raw = UnsafeRawBufferPointer(rebasing: scanner.bytes[run])
+            let kind = MediaTokenText.classify(raw)
+            if kind.isPlain {
+                guard run.count <= ShortMediaToken.maximumFieldBytes else { throw fieldTooLarge(index, run.count) }
+                return FieldText(storage: .slice(run, ascii: kind.isASCII), offset: start)
+            }
+            var out: [UInt8] = []
+            try MediaTokenText.appendCharacterData(raw, offset: run.lowerBound, field: fieldNames[index], to: &out)
+            guard out.count <= ShortMediaToken.maximumFieldBytes else { throw fieldTooLarge(index, out.count) }
+            return FieldText(storage: .decoded(out), offset: start)
+        }
+        // Character data mixed with CDATA sections.
+        var out: [UInt8] = []
+        var run2 = run
+        while true {
+            try MediaTokenText.appendCharacterData(UnsafeRawBufferPointer(rebasing: scanner.bytes[run2]), offset: run2.lowerBound,
+                                                   field: fieldNames[index], to: &out)
+            guard out.count <= ShortMediaToken.maximumFieldBytes else { throw fieldTooLarge(index, out.count) }
+            if scanner.peek(close) {
+                scanner.index += close.count
+                return FieldText(storage: .decoded(out), offset: start)
+            }
+            guard scanner.peek(cdataOpen) else {
+                throw MediaTokenError.malformedToken(reason: "expected </\(fieldNames[index])> or <![CDATA[ at byte \(scanner.index)")
+            }
+            let contentStart = scanner.index + cdataOpen.count
+            guard let end = MediaTokenText.cdataEnd(in: scanner.bytes, from: contentStart) else {
+                throw MediaTokenError.malformedToken(reason: "the CDATA section in \(fieldNames[index]) at byte \(scanner.index) is not closed")
+            }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: scanner.bytes[contentStart..<end]))
+            guard out.count <= ShortMediaToken.maximumFieldBytes else { throw fieldTooLarge(index, out.count) }
+            scanner.index = end + 3
+            run2 = scanner.textRun()
+        }
+    }
+
+    private static func fieldTooLarge(_ index: Int, _ count: Int) -> MediaTokenError {
+        .inputTooLarge(reason: "\(fieldNames[index]) is \(count) bytes after decoding; the limit is \(ShortMediaToken.maximumFieldBytes)")
+    }
+
+    /// The decoded text of one field.
+    struct FieldText {
+        enum Storage {
+            /// The text needs no decoding: these bytes of the token, ASCII or not (not yet validated).
+            case slice(Range<Int>, ascii: Bool)
+            /// The decoded bytes (not yet validated as UTF-8).
+            case decoded([UInt8])
+        }
+        let storage: Storage
+        /// Where the field's text starts in the token text.
+        let offset: Int
+
+        var isEmpty: Bool {
+            switch storage {
+            case .slice(let range, _): range.isEmpty
+            case .decoded(let bytes): bytes.isEmpty
+            }
+        }
+
+        func withBytes<R>(in text: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+            switch storage {
+            case .slice(let range, _): try body(UnsafeRawBufferPointer(rebasing: text[range]))
+            case .decoded(let bytes): try bytes.withUnsafeBytes(body)
+            }
+        }
+
+        func string(in text: UnsafeRawBufferPointer, name: String) throws -> String {
+            if case .slice(let range, true) = storage {
+                // ASCII, the usual case: written in place, one allocation at most (none up to 15 bytes).
+                let raw = UnsafeRawBufferPointer(rebasing: text[range])
+                return String(unsafeUninitializedCapacity: raw.count) { buffer in
+                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
+                    return raw.count
+                }
+            }
+            return try withBytes(in: text) { raw in
+                guard let string = String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) else {
+                    throw MediaTokenError.malformedToken(reason: "\(name) at byte \(offset) is not valid UTF-8")
+                }
+                return string
+            }
+        }
     }
 
     /// A forward-only cursor over the token bytes.
@@ -151,148 +263,5 @@ enum MediaTokenCodec {
             }
             return start..<index
         }
-    }
-
-    /// Decimal ASCII digits, no sign, at most Int64.max.
-    static func parseInteger(_ raw: UnsafeRawBufferPointer, field: String, offset: Int) throws -> Int64 {
-        guard !raw.isEmpty else { throw MediaTokenError.malformedToken(reason: "\(field) is empty") }
-        guard raw.count <= ShortMediaToken.maximumFieldBytes else {
-            throw MediaTokenError.inputTooLarge(reason: "\(field) is longer than \(ShortMediaToken.maximumFieldBytes) bytes")
-        }
-        var value: Int64 = 0
-        for (position, byte) in raw.enumerated() {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
-                throw MediaTokenError.malformedToken(reason: "\(field) has a non-digit at byte \(offset + position)")
-            }
-            let digit = Int64(byte - UInt8(ascii: "0"))
-            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(digit)
-            guard !overflow1, !overflow2 else {
-                throw MediaTokenError.malformedToken(reason: "\(field) at byte \(offset) does not fit a signed 64-bit integer")
-            }
-            value = sum
-        }
-        return value
-    }
-
-    static let entities: [(encoded: [UInt8], byte: UInt8)] = [
-        (Array("&amp;".utf8), UInt8(ascii: "&")), (Array("&lt;".utf8), UInt8(ascii: "<")), (Array("&gt;".utf8), UInt8(ascii: ">")),
-        (Array("&quot;".utf8), UInt8(ascii: "\"")), (Array("&apos;".utf8), UInt8(ascii: "'")),
-    ]
-
-    /// Unescapes the five entities, checks the size limit and validates UTF-8.
-    static func decodeText(_ raw: UnsafeRawBufferPointer, field index: Int, offset: Int) throws -> String {
-        let field = fieldNames[index]
-        guard let base = raw.baseAddress, !raw.isEmpty else { return "" }
-        if memchr(base, Int32(UInt8(ascii: "&")), raw.count) == nil {
-            // ASCII, the usual case: no validation needed beyond the check itself.
-            if raw.count <= ShortMediaToken.maximumFieldBytes, isASCII(raw) {
-                // Written in place: one allocation at most (none for strings of up to 15 bytes).
-                return String(unsafeUninitializedCapacity: raw.count) { buffer in
-                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
-                    return raw.count
-                }
-            }
-            guard raw.count <= ShortMediaToken.maximumFieldBytes else {
-                throw MediaTokenError.inputTooLarge(reason: "\(field) is \(raw.count) bytes; the limit is \(ShortMediaToken.maximumFieldBytes)")
-            }
-            return try validatedString(UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: raw.count),
-                                       field: field, offset: offset)
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(raw.count)
-        var index = 0
-        while index < raw.count {
-            let byte = raw[index]
-            guard byte == UInt8(ascii: "&") else {
-                out.append(byte)
-                index += 1
-                continue
-            }
-            let rest = UnsafeRawBufferPointer(rebasing: raw[index...])
-            guard let entity = entities.first(where: { rest.starts(with: $0.encoded) }) else {
-                throw MediaTokenError.malformedToken(reason: "\(field) has an entity other than &amp; &lt; &gt; &quot; &apos; at byte \(offset + index)")
-            }
-            out.append(entity.byte)
-            index += entity.encoded.count
-        }
-        guard out.count <= ShortMediaToken.maximumFieldBytes else {
-            throw MediaTokenError.inputTooLarge(reason: "\(field) is \(out.count) bytes after unescaping; the limit is \(ShortMediaToken.maximumFieldBytes)")
-        }
-        return try out.withUnsafeBufferPointer { try validatedString($0, field: field, offset: offset) }
-    }
-
-    @inline(__always)
-    private static func isASCII(_ raw: UnsafeRawBufferPointer) -> Bool {
-        var combined: UInt8 = 0
-        for byte in raw { combined |= byte }
-        return combined < 0x80
-    }
-
-    private static func validatedString(_ bytes: UnsafeBufferPointer<UInt8>, field: String, offset: Int) throws -> String {
-        guard let string = String(validating: bytes, as: UTF8.self) else {
-            throw MediaTokenError.malformedToken(reason: "\(field) at byte \(offset) is not valid UTF-8")
-        }
-        return string
-    }
-
-    // MARK: Serializing
-
-    /// Appends `value` escaped with the five entities.
-    static func appendEscaped(_ value: String, to out: inout [UInt8]) {
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "&"): out.append(contentsOf: entities[0].encoded)
-            case UInt8(ascii: "<"): out.append(contentsOf: entities[1].encoded)
-            case UInt8(ascii: ">"): out.append(contentsOf: entities[2].encoded)
-            case UInt8(ascii: "\""): out.append(contentsOf: entities[3].encoded)
-            case UInt8(ascii: "'"): out.append(contentsOf: entities[4].encoded)
-            default: out.append(byte)
-            }
-        }
-    }
-
-    /// The `<shortAuthorizationToken>` element for the given fields (the bytes to sign).
-    static func signedElement(sessionGUID: String, requestorID: String, resourceID: String, ttl: Int64, issueTime: Int64,
-                              mvpdId: String, proxyMvpdId: String?) throws -> [UInt8] {
-        for (name, value) in [("sessionGUID", sessionGUID), ("requestorID", requestorID), ("resourceID", resourceID), ("mvpdId", mvpdId)] {
-            guard !value.isEmpty else { throw MediaTokenError.invalidField(reason: "\(name) is empty") }
-        }
-        for (name, value) in [("sessionGUID", sessionGUID), ("requestorID", requestorID), ("resourceID", resourceID),
-                              ("mvpdId", mvpdId), ("proxyMvpdId", proxyMvpdId ?? "")] {
-            guard value.utf8.count <= ShortMediaToken.maximumFieldBytes else {
-                throw MediaTokenError.invalidField(reason: "\(name) is longer than \(ShortMediaToken.maximumFieldBytes) bytes")
-            }
-        }
-        guard ttl >= 0, issueTime >= 0 else { throw MediaTokenError.invalidField(reason: "ttl and issueTime must not be negative") }
-        var out: [UInt8] = []
-        out.reserveCapacity(256 + sessionGUID.utf8.count + requestorID.utf8.count + resourceID.utf8.count)
-        out += tokenOpen
-        let strings = [sessionGUID, requestorID, resourceID]
-        for index in 0..<3 {
-            out += openTags[index]
-            appendEscaped(strings[index], to: &out)
-            out += closeTags[index]
-        }
-        out += openTags[3] + Array(String(ttl).utf8) + closeTags[3]
-        out += openTags[4] + Array(String(issueTime).utf8) + closeTags[4]
-        out += openTags[5]
-        appendEscaped(mvpdId, to: &out)
-        out += closeTags[5]
-        if let proxyMvpdId {
-            out += openTags[6]
-            appendEscaped(proxyMvpdId, to: &out)
-            out += closeTags[6]
-        }
-        out += tokenClose
-        return out
-    }
-
-    /// The token text: `<signatureInfo>` with the Base64 signature, then the signed element.
-    static func tokenText(signature: [UInt8], signedElement: [UInt8]) -> (text: [UInt8], signedRange: Range<Int>) {
-        var text = signatureInfoOpen + Array(Base64.encode(signature).utf8) + signatureInfoClose
-        let start = text.count
-        text += signedElement
-        return (text, start..<text.count)
     }
 }

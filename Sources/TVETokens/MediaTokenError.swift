@@ -8,15 +8,17 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
     /// A stable error code.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Backing: String, Sendable {
-            case malformedToken, inputTooLarge, invalidConfiguration, invalidField, signingFailed, malformedSignature,
+            case malformedToken, inputTooLarge, malformedResource, invalidConfiguration, invalidField, signingFailed, malformedSignature,
                  malformedHeader, malformedStatement, unsupportedAlgorithm, invalidSignature
         }
         fileprivate let backing: Backing
 
-        /// The token does not follow the strict grammar (formats.md §1).
+        /// The token does not follow the strict grammar (FORMATS.md §1).
         public static let malformedToken = Code(backing: .malformedToken)
         /// The token or one of its fields is larger than the documented limits.
         public static let inputTooLarge = Code(backing: .inputTooLarge)
+        /// A resource written as MRSS does not follow the hardened subset of FORMATS.md §1 (``MRSSResource``).
+        public static let malformedResource = Code(backing: .malformedResource)
         /// A verifier or issuer was configured with something unusable (no trusted key, empty requestor, ...).
         public static let invalidConfiguration = Code(backing: .invalidConfiguration)
         /// A field given to the issuer cannot be put in a token (empty, too long, negative TTL, ...).
@@ -26,7 +28,7 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
 
         /// A signature text (signed requestor ID) is not Base64, or the signed input is empty.
         public static let malformedSignature = Code(backing: .malformedSignature)
-        /// A clientless `Authorization` header does not follow formats.md §4.
+        /// A clientless `Authorization` header does not follow FORMATS.md §4.
         public static let malformedHeader = Code(backing: .malformedHeader)
         /// A software statement is not a well-formed JWT with the expected claims.
         public static let malformedStatement = Code(backing: .malformedStatement)
@@ -42,6 +44,7 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
             switch backing {
             case .malformedToken: 2001
             case .inputTooLarge: 2002
+            case .malformedResource: 2003
             case .invalidConfiguration: 2010
             case .invalidField: 2011
             case .signingFailed: 2020
@@ -69,6 +72,7 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
 
     @inline(never) public static func malformedToken(reason: String = "") -> Self { Self(code: .malformedToken, reason: reason) }
     @inline(never) public static func inputTooLarge(reason: String = "") -> Self { Self(code: .inputTooLarge, reason: reason) }
+    @inline(never) public static func malformedResource(reason: String = "") -> Self { Self(code: .malformedResource, reason: reason) }
     @inline(never) public static func invalidConfiguration(reason: String = "") -> Self { Self(code: .invalidConfiguration, reason: reason) }
     @inline(never) public static func invalidField(reason: String = "") -> Self { Self(code: .invalidField, reason: reason) }
     @inline(never) public static func signingFailed(reason: String = "") -> Self { Self(code: .signingFailed, reason: reason) }

@@ -30,8 +30,21 @@ public enum MediaTokenFuzzing {
         }
         guard let token = parsed else { return }
         check(token.signedRange.lowerBound >= 0 && token.signedRange.upperBound == token.text.count, "signed range out of place")
-        check(token.signedBytes.starts(with: Array("<shortAuthorizationToken>".utf8)), "signed bytes do not start with the element")
+        check(token.signedBytes.starts(with: Array("<\(token.form.root.rawValue)>".utf8))
+              && token.signedBytes.reversed().starts(with: Array("</\(token.form.root.rawValue)>".utf8).reversed()),
+              "signed bytes are not the root element")
         check(token.ttl >= 0 && token.issueTime >= 0, "negative integer accepted")
+        if case .dateTime = token.form.issueTimeEncoding {
+            check(token.issueTime % 1000 == 0 && token.issueTimeText.utf8.count == 25, "dated issueTime out of shape")
+            // The writer gives back the same text for the parsed instant and offset.
+            check((try? MediaTokenWriter.issueTimeText(token.issueTime, token.form.issueTimeEncoding)) == token.issueTimeText,
+                  "dated issueTime does not round-trip")
+        } else {
+            check(Int64(token.issueTimeText) == token.issueTime, "epoch issueTime does not round-trip")
+        }
+        // The resource comparison never traps and a value always matches itself.
+        check(MRSSResource.resource(token.resourceID, matches: token.resourceID), "a resource does not match itself")
+        _ = MRSSResource.resource(token.resourceID, matches: "r")
         for field in [token.sessionGUID, token.requestorID, token.resourceID, token.mvpdId] {
             check(!field.isEmpty && field.utf8.count <= ShortMediaToken.maximumFieldBytes, "field size rule broken")
         }

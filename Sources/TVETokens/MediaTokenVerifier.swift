@@ -69,6 +69,10 @@ public struct VerifiedMediaToken: Sendable, Hashable {
     public let proxyMvpdId: String?
     /// The requestor the token was issued to (equal to the verifier's).
     public let requestorID: String
+    /// The `issueTime` text as sent (``timeIssued`` is its value).
+    public let issueTimeText: String
+    /// The wire form of the token.
+    public let form: ShortMediaToken.Form
 
     /// ``timeIssued`` as a date.
     public var issueDate: Date { Date(timeIntervalSince1970: Double(timeIssued) / 1000) }
@@ -86,8 +90,13 @@ public struct VerifiedMediaToken: Sendable, Hashable {
 /// Checks run in this order, and the first failure is the result: format → signature (valid when **any** trusted
 /// key verifies, so keys can rotate) → requestor → resource (skipped when `nil`, as in the Java API) → time
 /// (`issueTime - skew <= now < issueTime + ttl + skew`, saturating) → replay (when a ``TokenReplayGuard`` is set).
-/// Requestor and resource are compared byte for byte on their UTF-8 (no Unicode normalisation). The fields of a
-/// token whose signature failed are never returned.
+/// The requestor is compared byte for byte on its UTF-8 (no Unicode normalisation). The resource matches when the
+/// bytes are equal or, for MRSS documents, by the rules of ``MRSSResource/resource(_:matches:)`` (a request for
+/// the plain channel `TNT` accepts a token for an MRSS document of channel `TNT`). The fields of a token whose
+/// signature failed are never returned.
+///
+/// Adobe signed its tokens of 2015–2017 with an RSA-1024 key. Such a key is trusted only with
+/// `allowing1024BitKeys: true`; keys under 1024 bits never are.
 ///
 /// ```swift
 /// let verifier = try MediaTokenVerifier(trustedCertificates: certificates, requestorID: "my-requestor",
@@ -111,10 +120,20 @@ public struct MediaTokenVerifier: Sendable {
     ///   - clockSkew: tolerated clock difference, 0 by default; at most one day.
     ///   - clock: where "now" comes from; the system clock by default.
     ///   - replayGuard: enables one-time use; off (`nil`) by default.
-    /// - Throws: ``MediaTokenError/Code/invalidConfiguration``.
+    ///   - allowing1024BitKeys: trust RSA keys of 1024 to 2047 bits (Adobe's key of 2015–2017 has 1024); off by
+    ///     default, and such keys are then refused.
+    /// - Throws: ``MediaTokenError/Code/invalidConfiguration`` (no key, empty requestor, skew out of range, a key
+    ///   under 2048 bits without `allowing1024BitKeys`, a key under 1024 bits).
     public init(trustedKeys: [RSAPublicKey], requestorID: String, clockSkew: Duration = .zero,
-                clock: any MediaTokenClock = SystemMediaTokenClock(), replayGuard: (any TokenReplayGuard)? = nil) throws {
+                clock: any MediaTokenClock = SystemMediaTokenClock(), replayGuard: (any TokenReplayGuard)? = nil,
+                allowing1024BitKeys: Bool = false) throws {
         guard !trustedKeys.isEmpty else { throw MediaTokenError.invalidConfiguration(reason: "no trusted key or certificate") }
+        for (position, key) in trustedKeys.enumerated() where key.keySizeInBits < 2048 {
+            guard allowing1024BitKeys, key.keySizeInBits >= 1024 else {
+                throw MediaTokenError.invalidConfiguration(reason: "trusted key \(position + 1) has \(key.keySizeInBits) bits; "
+                    + (key.keySizeInBits >= 1024 ? "a key under 2048 bits is trusted only with allowing1024BitKeys" : "at least 1024 are required"))
+            }
+        }
         guard !requestorID.isEmpty else { throw MediaTokenError.invalidConfiguration(reason: "the requestor ID is empty") }
         let skew = clockSkew.components.seconds * 1000 + clockSkew.components.attoseconds / 1_000_000_000_000_000
         guard skew >= 0, skew <= 86_400_000 else {
@@ -132,9 +151,11 @@ public struct MediaTokenVerifier: Sendable {
     /// - Throws: ``MediaTokenError/Code/invalidConfiguration``, or the ``TVECryptoError`` of a certificate whose
     ///   key is unusable.
     public init(trustedCertificates: [X509Certificate], requestorID: String, clockSkew: Duration = .zero,
-                clock: any MediaTokenClock = SystemMediaTokenClock(), replayGuard: (any TokenReplayGuard)? = nil) throws {
-        try self.init(trustedKeys: trustedCertificates.map { try RSAPublicKey(certificate: $0) }, requestorID: requestorID,
-                      clockSkew: clockSkew, clock: clock, replayGuard: replayGuard)
+                clock: any MediaTokenClock = SystemMediaTokenClock(), replayGuard: (any TokenReplayGuard)? = nil,
+                allowing1024BitKeys: Bool = false) throws {
+        try self.init(trustedKeys: trustedCertificates.map { try RSAPublicKey(certificate: $0, allowing1024BitKeys: allowing1024BitKeys) },
+                      requestorID: requestorID, clockSkew: clockSkew, clock: clock, replayGuard: replayGuard,
+                      allowing1024BitKeys: allowing1024BitKeys)
     }
 
     /// Verifies a token given as bytes (serialized Base64 or raw token text).
@@ -175,7 +196,7 @@ public struct MediaTokenVerifier: Sendable {
         guard Self.sameBytes(token.requestorID, requestorID) else {
             return .invalid(.invalidRequestorID, "the token was issued to another requestor")
         }
-        if let resourceID, !Self.sameBytes(token.resourceID, resourceID) {
+        if let resourceID, !MRSSResource.resource(token.resourceID, matches: resourceID) {
             return .invalid(.invalidResourceID, "the token authorizes another resource")
         }
         let now = clock.nowMilliseconds
@@ -190,15 +211,16 @@ public struct MediaTokenVerifier: Sendable {
         }
         let verified = VerifiedMediaToken(resourceID: token.resourceID, timeIssued: token.issueTime, timeToLive: token.ttl,
                                           userSessionGUID: token.sessionGUID, mvpdId: token.mvpdId,
-                                          proxyMvpdId: token.proxyMvpdId, requestorID: token.requestorID)
+                                          proxyMvpdId: token.proxyMvpdId, requestorID: token.requestorID,
+                                          issueTimeText: token.issueTimeText, form: token.form)
         return MediaTokenVerification(result: .validToken, token: verified, reason: "")
     }
 }
 
 /// The JSON shape of a verification, shared by `tvekit token verify --json` and the verification web service:
 /// `{"result": CODE, "reason"}` for an invalid token, `{"result": "VALID_TOKEN", "sessionGUID", "requestorID",
-/// "resourceID", "ttl", "issueTime", "mvpdId", "proxyMvpdId"}` for a valid one (fields only then), plus `line` in
-/// batch output.
+/// "resourceID", "ttl", "issueTime", "issueTimeText", "mvpdId", "proxyMvpdId"}` for a valid one (fields only then),
+/// plus `line` in batch output. `issueTime` is epoch milliseconds; `issueTimeText` is the text as sent.
 public struct MediaTokenVerificationReport: Encodable, Sendable {
     public var line: Int?
     public var result: String
@@ -208,6 +230,7 @@ public struct MediaTokenVerificationReport: Encodable, Sendable {
     public var resourceID: String?
     public var ttl: Int64?
     public var issueTime: Int64?
+    public var issueTimeText: String?
     public var mvpdId: String?
     public var proxyMvpdId: String?
 
@@ -220,6 +243,7 @@ public struct MediaTokenVerificationReport: Encodable, Sendable {
             resourceID = token.resourceID
             ttl = token.timeToLive
             issueTime = token.timeIssued
+            issueTimeText = token.issueTimeText
             mvpdId = token.mvpdId
             proxyMvpdId = token.proxyMvpdId ?? ""
         } else {
@@ -239,6 +263,7 @@ public struct MediaTokenVerificationReport: Encodable, Sendable {
             output += "\":"
         }
         if let issueTime { key("issueTime"); output += String(issueTime) }
+        if let issueTimeText { key("issueTimeText"); JSONValue.writeString(issueTimeText, to: &output) }
         if let line { key("line"); output += String(line) }
         if let mvpdId { key("mvpdId"); JSONValue.writeString(mvpdId, to: &output) }
         if let proxyMvpdId { key("proxyMvpdId"); JSONValue.writeString(proxyMvpdId, to: &output) }

@@ -3,27 +3,27 @@ import TVECrypto
 
 /// A short media token (SMT), parsed but **not verified**.
 ///
-/// The format and TVEKit's choices are fixed in formats.md §1:
+/// The grammar and TVEKit's choices are fixed in `FORMATS.md` §1. Real Adobe tokens look like this (one line on
+/// the wire, no whitespace between elements):
 ///
 /// ```
-/// <signatureInfo>SIG</signatureInfo><shortAuthorizationToken><sessionGUID>G</sessionGUID><requestorID>R</requestorID>
-/// <resourceID>S</resourceID><ttl>T</ttl><issueTime>I</issueTime><mvpdId>M</mvpdId><proxyMvpdId>P</proxyMvpdId>
-/// </shortAuthorizationToken>
+/// <signatureInfo>SIG<signatureInfo><authToken><sessionGUID>G</sessionGUID><requestorID>R</requestorID>
+/// <resourceID>S</resourceID><ttl>420000</ttl><issueTime>2017-03-15 16:40:46 -0700</issueTime><mvpdId>M</mvpdId></authToken>
 /// ```
-/// (one line on the wire: no whitespace anywhere between elements).
 ///
-/// - The children appear exactly once, in this order; `proxyMvpdId` may be empty or absent.
-/// - Text is escaped with exactly the five XML entities (`&amp; &lt; &gt; &quot; &apos;`); any other `&` and any raw
-///   `<` in text are errors. No attributes, comments, CDATA, processing instructions, DOCTYPE, XML declaration or
-///   nested elements. Trailing bytes are errors. Text must be valid UTF-8.
-/// - `ttl` is decimal milliseconds and `issueTime` decimal milliseconds since the Unix epoch (**choice**): ASCII
-///   digits only, no sign, at most `Int64.max`. `sessionGUID`, `requestorID`, `resourceID` and `mvpdId` are non-empty.
-/// - `SIG` is canonical padded standard Base64 of an RSASSA-PKCS1-v1_5 SHA-256 signature over the **signed bytes**:
-///   exactly the token text from the `<` of `<shortAuthorizationToken>` to the `>` of `</shortAuthorizationToken>`,
-///   as on the wire, never re-serialised (**choice**).
-/// - The serialized form (REST `serializedToken`) is standard Base64 of the token text; spaces and line breaks in it
-///   are ignored. Raw token text (starting with `<signatureInfo>`) is accepted too.
-/// - Limits (**choice**): the input at most 64 KiB, any field at most 16 KiB after unescaping.
+/// The parser reads that form and the one in Adobe's documentation, and records which it read in ``form``:
+///
+/// - the `signatureInfo` closing tag without the slash (real tokens) or with it;
+/// - the root `authToken` (real tokens) or `shortAuthorizationToken` (the docs), closed by the same name;
+/// - `issueTime` as `yyyy-MM-dd HH:mm:ss ±hhmm` (real tokens) or as decimal epoch milliseconds;
+/// - field text as character data with the five predefined entities and CDATA sections, including the split
+///   `]]]]><![CDATA[>` that nests CDATA (a real `resourceID` is an MRSS document in CDATA).
+///
+/// It stays strict about everything else: element order, duplicates, attributes, comments, DOCTYPE, numeric
+/// character references, `]]>` outside CDATA, trailing bytes, integer overflow, invalid UTF-8 and the size
+/// limits are errors that name the element and the byte offset.
+///
+/// The signed bytes are exactly the root element as received (``signedBytes``); nothing is re-serialised.
 ///
 /// Everything in a `ShortMediaToken` comes from the token itself and is untrusted until ``MediaTokenVerifier`` says
 /// the token is valid; use the ``VerifiedMediaToken`` it returns, not these fields, for decisions.
@@ -32,12 +32,14 @@ public struct ShortMediaToken: Sendable, Hashable {
     public let sessionGUID: String
     /// The requestor (programmer) the token was issued to.
     public let requestorID: String
-    /// The resource the token authorizes (a channel ID or an MRSS fragment).
+    /// The resource the token authorizes: a plain channel ID or an MRSS document (see ``MRSSResource``).
     public let resourceID: String
     /// The lifetime in milliseconds.
     public let ttl: Int64
-    /// The issue time in milliseconds since the Unix epoch.
+    /// The issue time in milliseconds since the Unix epoch (whole seconds for a dated `issueTime`).
     public let issueTime: Int64
+    /// The `issueTime` text as sent (after CDATA and entity decoding), such as `2017-03-15 16:40:46 -0700`.
+    public let issueTimeText: String
     /// The MVPD that authorized the user.
     public let mvpdId: String
     /// The proxy MVPD: `nil` when the element is absent, `""` when it is empty.
@@ -48,13 +50,15 @@ public struct ShortMediaToken: Sendable, Hashable {
     public let text: [UInt8]
     /// Where the signed bytes lie in ``text``.
     public let signedRange: Range<Int>
+    /// Which variant of the wire form the token uses.
+    public let form: Form
 
     /// The largest accepted input (serialized or raw), 64 KiB.
     public static let maximumInputBytes = 65536
-    /// The largest accepted field, after unescaping, 16 KiB.
+    /// The largest accepted field, after decoding, 16 KiB.
     public static let maximumFieldBytes = 16384
 
-    /// The bytes the signature covers: `<shortAuthorizationToken>…</shortAuthorizationToken>` exactly as received.
+    /// The bytes the signature covers: the root element (`<authToken>…</authToken>`) exactly as received.
     public var signedBytes: ArraySlice<UInt8> { text[signedRange] }
 
     /// The serialized form: standard Base64 of ``text`` (what REST `serializedToken` carries).
@@ -84,17 +88,82 @@ public struct ShortMediaToken: Sendable, Hashable {
         self = try input.withUTF8 { try MediaTokenCodec.parse(UnsafeRawBufferPointer($0)) }
     }
 
-    init(sessionGUID: String, requestorID: String, resourceID: String, ttl: Int64, issueTime: Int64, mvpdId: String,
-         proxyMvpdId: String?, signature: [UInt8], text: [UInt8], signedRange: Range<Int>) {
+    init(sessionGUID: String, requestorID: String, resourceID: String, ttl: Int64, issueTime: Int64, issueTimeText: String,
+         mvpdId: String, proxyMvpdId: String?, signature: [UInt8], text: [UInt8], signedRange: Range<Int>, form: Form) {
         self.sessionGUID = sessionGUID
         self.requestorID = requestorID
         self.resourceID = resourceID
         self.ttl = ttl
         self.issueTime = issueTime
+        self.issueTimeText = issueTimeText
         self.mvpdId = mvpdId
         self.proxyMvpdId = proxyMvpdId
         self.signature = signature
         self.text = text
         self.signedRange = signedRange
+        self.form = form
+    }
+}
+
+extension ShortMediaToken {
+    /// The variant of the wire form a token uses: what the parser read, or what the issuer writes.
+    ///
+    /// ``adobe`` is the form of real Adobe tokens and TVEKit's default for writing; ``documented`` is the form of
+    /// Adobe's documentation (and of the tokens TVEKit issued before the real form was known).
+    public struct Form: Sendable, Hashable, CustomStringConvertible {
+        /// The root element, which holds the signed fields.
+        public enum Root: String, Sendable, Hashable, CaseIterable {
+            /// `<authToken>`, as in real tokens.
+            case authToken
+            /// `<shortAuthorizationToken>`, as in Adobe's documentation.
+            case shortAuthorizationToken
+        }
+
+        /// How `signatureInfo` is closed.
+        public enum SignatureInfoEnd: String, Sendable, Hashable, CaseIterable {
+            /// `<signatureInfo>SIG<signatureInfo>`: no slash, as in every real token.
+            case unslashed
+            /// `<signatureInfo>SIG</signatureInfo>`: well-formed XML.
+            case slashed
+        }
+
+        /// How `issueTime` is written.
+        public enum IssueTimeEncoding: Sendable, Hashable, CustomStringConvertible {
+            /// `yyyy-MM-dd HH:mm:ss ±hhmm`, local time at the given offset from UTC (real tokens: -420, -480).
+            case dateTime(utcOffsetMinutes: Int)
+            /// Decimal milliseconds since the Unix epoch.
+            case epochMilliseconds
+
+            public var description: String {
+                switch self {
+                case .dateTime(let offset): "dateTime(\(MediaTokenTime.offsetText(offset)))"
+                case .epochMilliseconds: "epochMilliseconds"
+                }
+            }
+        }
+
+        public var root: Root
+        public var signatureInfoEnd: SignatureInfoEnd
+        public var issueTimeEncoding: IssueTimeEncoding
+
+        public init(root: Root, signatureInfoEnd: SignatureInfoEnd, issueTimeEncoding: IssueTimeEncoding) {
+            self.root = root
+            self.signatureInfoEnd = signatureInfoEnd
+            self.issueTimeEncoding = issueTimeEncoding
+        }
+
+        /// The real form with `issueTime` at UTC (`+0000`): what TVEKit writes by default.
+        public static let adobe = Form.adobe(utcOffsetMinutes: 0)
+
+        /// The real form with `issueTime` at the given offset from UTC, in minutes (−1439 to 1439).
+        public static func adobe(utcOffsetMinutes: Int) -> Form {
+            Form(root: .authToken, signatureInfoEnd: .unslashed, issueTimeEncoding: .dateTime(utcOffsetMinutes: utcOffsetMinutes))
+        }
+
+        /// The form of Adobe's documentation: `</signatureInfo>`, `shortAuthorizationToken`, epoch milliseconds.
+        public static let documented = Form(root: .shortAuthorizationToken, signatureInfoEnd: .slashed,
+                                            issueTimeEncoding: .epochMilliseconds)
+
+        public var description: String { "\(root.rawValue), signatureInfo \(signatureInfoEnd.rawValue), issueTime \(issueTimeEncoding)" }
     }
 }

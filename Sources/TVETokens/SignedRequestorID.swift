@@ -1,7 +1,7 @@
 import Foundation
 import TVECrypto
 
-/// The signed requestor ID of the pre-DCR native SDKs (formats.md §3):
+/// The signed requestor ID of the pre-DCR native SDKs (FORMATS.md §3):
 /// `Base64(RSASSA-PKCS1-v1_5-SHA256(private key, UTF-8 bytes of the requestor ID))`.
 ///
 /// The key is the programmer's PKCS#12 key (the one that also decrypts user metadata). Adobe's Android sample

@@ -183,14 +183,22 @@ struct Demo: Sendable {
         guard condition else { throw CLIError(message: what) }
     }
 
-    /// checkAuthorization → setToken, and the token checked as a player's back end would.
-    func authorizeAndVerify(_ resource: String, _ enabler: AccessEnabler, _ delegate: DemoDelegate) async throws {
-        transcript.call("checkAuthorization(\(resource))")
+    /// An MRSS resource for an episode of the `news` channel, as a programmer's app may ask for it.
+    static let newsEpisode = #"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>news</title>"#
+        + #"<item><title>Evening news</title><guid>news-2026-11-25</guid><media:rating scheme="urn:v-chip">tv-g</media:rating></item></channel></rss>"#
+
+    /// checkAuthorization → setToken, and the token checked as a player's back end would (for `playing`, the
+    /// resource it is about to play; the requested resource by default).
+    func authorizeAndVerify(_ resource: String, playing: String? = nil, _ enabler: AccessEnabler, _ delegate: DemoDelegate) async throws {
+        let shown = resource.utf8.first == UInt8(ascii: "<") ? "<MRSS \(resource.utf8.count) bytes>" : resource
+        transcript.call("checkAuthorization(\(shown))")
         enabler.checkAuthorization(resource)
         let token = try await delegate.next("setToken") { if case .token(let token, _) = $0 { token } else { nil } }
+        let parsed = try ShortMediaToken(parsing: token)
+        transcript.note("the media token: <\(parsed.form.root.rawValue)>, issueTime \(parsed.issueTimeText), signatureInfo \(parsed.form.signatureInfoEnd.rawValue)")
         let verifier = try MediaTokenVerifier(trustedKeys: [keys.mediaTokenKey.publicKey], requestorID: Self.requestor)
-        let verification = verifier.verify(token, resourceID: resource)
-        transcript.note("MediaTokenVerifier: \(verification.result.rawValue)")
+        let verification = verifier.verify(token, resourceID: playing ?? resource)
+        transcript.note("MediaTokenVerifier(resourceID: \(playing ?? shown)): \(verification.result.rawValue)")
         try expect(verification.isValid, "the media token did not verify: \(verification)")
     }
 
@@ -233,6 +241,8 @@ struct Demo: Sendable {
         let allowed = try await delegate.next("preauthorizedResources") { if case .preauthorized(let list) = $0 { list } else { nil } }
         try expect(allowed == ["news"], "preauthorization gave \(allowed)")
         try await authorizeAndVerify("news", enabler, delegate)
+        // An MRSS resource: the token carries the document in CDATA, and a player that plays the channel accepts it.
+        try await authorizeAndVerify(Self.newsEpisode, playing: "news", enabler, delegate)
         transcript.call("checkAuthorization(mature-show)")
         enabler.checkAuthorization("mature-show")
         _ = try await delegate.next("tokenRequestFailed") { if case .failed(_, let code, _) = $0 { code } else { nil } }

@@ -28,8 +28,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The service-provider configuration (JSON); the built-in sandbox by default.")
     var config: String?
 
-    @Option(name: .customLong("cert"), help: "A trusted media-token signing certificate (PEM or DER). Repeat for several.")
+    @Option(name: .customLong("cert"), help: "A trusted media-token signing certificate or public key (PEM or DER). Repeat for several.")
     var certificates: [String] = []
+
+    @Flag(name: .customLong("allow-1024-bit-keys"), help: "Trust --cert keys of 1024 bits (weak; Adobe's key of 2015-2017 is one).")
+    var allow1024BitKeys = false
 
     @Option(name: .long, help: "A requestor ID to verify for. Repeat for several.")
     var requestor: [String] = []
@@ -65,9 +68,9 @@ struct ServeCommand: AsyncParsableCommand {
         defer { flusher.cancel() }
         let router: Router<ServerRequestContext>
         if verifierOnly {
-            var keys: [RSAPublicKey] = []
-            for path in certificates { keys.append(try RSAPublicKey(encodedKeyOrCertificate: Input.read(path, what: "certificate"))) }
-            let service = try VerificationService(trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew))
+            let keys = try Input.trustedKeys(certificates, allowing1024BitKeys: allow1024BitKeys)
+            let service = try VerificationService(trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew),
+                                                  allowing1024BitKeys: allow1024BitKeys)
             let host = self.host
             try await VerificationHTTPServer(service: service, log: log).run(host: host, port: port, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, onBound: { bound in
                 Output.progress("verification service listening on http://\(host):\(bound)")

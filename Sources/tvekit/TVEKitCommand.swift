@@ -87,8 +87,39 @@ enum Input {
     /// Reads the text of a token argument: the argument itself, or standard input for `-`.
     static func tokenArgument(_ argument: String) throws -> String {
         guard argument == "-" else { return argument }
-        return try standardInput(limit: ShortMediaToken.maximumInputBytes + 4096, what: "token")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // Read up to the file limit, not the token limit: an oversized token is the verifier's INVALID_TOKEN_FORMAT
+        // (with its size), as in --batch and the service, not a usage error.
+        return try standardInput(limit: maximumFileBytes, what: "token").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The trusted media-token keys of `--cert` files (certificates or bare public keys, PEM or DER, one or several
+    /// per file). A key under 2048 bits is refused with a clear message unless `allowing1024BitKeys`, and then
+    /// announced as weak on standard error.
+    static func trustedKeys(_ paths: [String], allowing1024BitKeys: Bool) throws -> [RSAPublicKey] {
+        var keys: [RSAPublicKey] = []
+        for path in paths {
+            let loaded: [RSAPublicKey]
+            do {
+                loaded = try RSAPublicKey.keys(encodedKeysOrCertificates: read(path, what: "certificate or public key"),
+                                               allowing1024BitKeys: allowing1024BitKeys)
+            } catch let error as TVECryptoError where error.code == .keyTooSmall {
+                let bits = (try? RSAPublicKey.keys(encodedKeysOrCertificates: read(path, what: "certificate or public key"),
+                                                   allowing1024BitKeys: true))?.map(\.keySizeInBits).min()
+                guard let bits, !allowing1024BitKeys else {
+                    throw CLIError(message: "refusing the key in '\(path)': \(error.reason)")
+                }
+                throw CLIError(message: "refusing the \(bits)-bit RSA key in '\(path)': keys under 2048 bits are weak. "
+                    + "Add --allow-1024-bit-keys to trust it anyway (to verify legacy tokens such as Adobe's of 2015-2017)")
+            } catch let error as TVECryptoError {
+                throw CLIError(message: "cannot load a certificate or public key from '\(path)': \(error.reason)")
+            }
+            for key in loaded where key.keySizeInBits < 2048 {
+                Output.progress("warning: trusting a \(key.keySizeInBits)-bit RSA key from '\(path)' (sha256 \(key.sha256Fingerprint.prefix(16))): "
+                    + "keys under 2048 bits are weak; accept one only to verify legacy tokens")
+            }
+            keys += loaded
+        }
+        return keys
     }
 
     /// Reads standard input up to `limit` bytes, as bytes (nothing replaced: invalid UTF-8 reaches the library).

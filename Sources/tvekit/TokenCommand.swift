@@ -26,8 +26,11 @@ struct TokenCommand: AsyncParsableCommand {
             """
         )
 
-        @Option(name: .customLong("cert"), help: "A trusted certificate file (PEM or DER, one or a bundle). Repeat for several.")
+        @Option(name: .customLong("cert"), help: "A trusted certificate or public key file (PEM or DER, one or a bundle). Repeat for several.")
         var certificates: [String] = []
+
+        @Flag(name: .customLong("allow-1024-bit-keys"), help: "Trust --cert keys of 1024 bits (weak; Adobe's key of 2015-2017 is one).")
+        var allow1024BitKeys = false
 
         @Option(name: .long, help: "The requestor ID the token must carry.")
         var requestor: String
@@ -60,13 +63,11 @@ struct TokenCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            var trusted: [X509Certificate] = []
-            for path in certificates {
-                trusted += try X509Certificate.certificates(encoded: Input.read(path, what: "certificate"))
-            }
+            let trusted = try Input.trustedKeys(certificates, allowing1024BitKeys: allow1024BitKeys)
             let clock: any MediaTokenClock = now.map { FixedMediaTokenClock(milliseconds: $0) } ?? SystemMediaTokenClock()
-            let verifier = try MediaTokenVerifier(trustedCertificates: trusted, requestorID: requestor, clockSkew: .seconds(skew),
-                                                  clock: clock, replayGuard: oneTime ? InMemoryTokenReplayGuard() : nil)
+            let verifier = try MediaTokenVerifier(trustedKeys: trusted, requestorID: requestor, clockSkew: .seconds(skew),
+                                                  clock: clock, replayGuard: oneTime ? InMemoryTokenReplayGuard() : nil,
+                                                  allowing1024BitKeys: allow1024BitKeys)
             if let batch {
                 let text = batch == "-"
                     ? try Input.standardInput(limit: Input.maximumFileBytes, what: "batch")
@@ -109,14 +110,30 @@ struct TokenCommand: AsyncParsableCommand {
             var warning = "UNVERIFIED: the signature, requestor, resource and lifetime were NOT checked"
             var sessionGUID, requestorID, resourceID, mvpdId, proxyMvpdId: String
             var ttl, issueTime: Int64
+            var issueTimeText: String
+            var form: Form
             var signatureBytes: Int
             var signedBytes: Int
         }
 
+        struct Form: Encodable {
+            var root: String
+            var signatureInfoEnd: String
+            var issueTimeEncoding: String
+            var utcOffsetMinutes: Int?
+        }
+
         func run() async throws {
             let parsed = try ShortMediaToken(parsing: Input.tokenArgument(token))
+            var form = Form(root: parsed.form.root.rawValue, signatureInfoEnd: parsed.form.signatureInfoEnd.rawValue,
+                            issueTimeEncoding: "epochMilliseconds")
+            if case .dateTime(let offset) = parsed.form.issueTimeEncoding {
+                form.issueTimeEncoding = "dateTime"
+                form.utcOffsetMinutes = offset
+            }
             let report = Report(sessionGUID: parsed.sessionGUID, requestorID: parsed.requestorID, resourceID: parsed.resourceID,
                                 mvpdId: parsed.mvpdId, proxyMvpdId: parsed.proxyMvpdId ?? "", ttl: parsed.ttl, issueTime: parsed.issueTime,
+                                issueTimeText: parsed.issueTimeText, form: form,
                                 signatureBytes: parsed.signature.count, signedBytes: parsed.signedRange.count)
             if json {
                 print(try Output.json(report))
@@ -128,10 +145,11 @@ struct TokenCommand: AsyncParsableCommand {
             print("  requestorID:  \(parsed.requestorID)")
             print("  resourceID:   \(parsed.resourceID)")
             print("  ttl:          \(parsed.ttl) ms")
-            print("  issueTime:    \(parsed.issueTime) (\(ISO8601DateFormatter().string(from: issued)))")
+            print("  issueTime:    \(parsed.issueTimeText) (\(parsed.issueTime) ms, \(ISO8601DateFormatter().string(from: issued)))")
             print("  mvpdId:       \(parsed.mvpdId)")
             print("  proxyMvpdId:  \(parsed.proxyMvpdId.map { $0.isEmpty ? "(empty)" : $0 } ?? "(absent)")")
             print("  signature:    \(parsed.signature.count) bytes over \(parsed.signedRange.count) signed bytes")
+            print("  form:         \(parsed.form)")
             print("UNVERIFIED: use 'tvekit token verify' before trusting any of this.")
         }
     }
@@ -165,15 +183,33 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(name: .customLong("issue-time"), help: "Issue time in milliseconds since the Unix epoch (now by default).")
         var issueTime: Int64?
 
+        @Option(name: .customLong("utc-offset"), help: "The UTC offset of the dated issueTime, as ±hhmm (+0000 by default).")
+        var utcOffset = "+0000"
+
+        @Flag(name: .customLong("documented-form"), help: "Write the form of Adobe's docs (</signatureInfo>, shortAuthorizationToken, epoch ms) instead of the real one.")
+        var documentedForm = false
+
         @Flag(name: .long, help: "Print the raw token text instead of the serialized (Base64) form.")
         var raw = false
 
+        /// `±hhmm` in minutes.
+        var offsetMinutes: Int? {
+            let utf8 = Array(utcOffset.utf8)
+            guard utf8.count == 5, utf8[0] == UInt8(ascii: "+") || utf8[0] == UInt8(ascii: "-"),
+                  utf8[1...].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                  let hours = Int(utcOffset.dropFirst().prefix(2)), let minutes = Int(utcOffset.suffix(2)), hours < 24, minutes < 60
+            else { return nil }
+            return (utf8[0] == UInt8(ascii: "-") ? -1 : 1) * (hours * 60 + minutes)
+        }
+
         func validate() throws {
             if ttl < 0 { throw ValidationError("--ttl must not be negative") }
+            if offsetMinutes == nil { throw ValidationError("--utc-offset must be ±hhmm, such as -0700") }
         }
 
         func run() async throws {
-            let token = try MediaTokenIssuer(privateKey: key.load()).issue(
+            let form: ShortMediaToken.Form = documentedForm ? .documented : .adobe(utcOffsetMinutes: offsetMinutes ?? 0)
+            let token = try MediaTokenIssuer(privateKey: key.load(), form: form).issue(
                 requestorID: requestor, resourceID: resource, mvpdId: mvpd, sessionGUID: sessionGUID ?? UUID().uuidString,
                 proxyMvpdId: proxyMvpd, ttl: ttl, issueTime: issueTime)
             print(raw ? String(decoding: token.text, as: UTF8.self) : token.serialized)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates TestVectors/clientless/clientless_test.json, the clientless HMAC-SHA1 Authorization header test
-vectors (formats.md §4).
+vectors (FORMATS.md §4).
 
 Run from the repository root (see README.md beside this script); it needs only the Python 3 standard library:
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates TestVectors/requestor/requestor_test.json, the signed-requestor-ID test vectors (formats.md §3).
+"""Generates TestVectors/requestor/requestor_test.json, the signed-requestor-ID test vectors (FORMATS.md §3).
 
 Run from the repository root (see README.md beside this script):
 

@@ -1056,10 +1056,10 @@ def plaintext_cases():
 
 def document_cases():
     c = "document/"
-    # the formats.md §2 example
+    # the FORMATS.md §2 example
     doc = v1({"zip": rsa_value(ZIP), "householdID": rsa_value(HOUSEHOLD), "maxRating": MAX_RATING,
               "userID": "tvekit-user-0001", "channelID": CHANNELS}, ["zip", "householdID"])
-    add(c + "formats-example", "formats.md section 2 example: zip and householdID encrypted (RSA blocks), the rest plain", document=doc,
+    add(c + "formats-example", "FORMATS.md section 2 example: zip and householdID encrypted (RSA blocks), the rest plain", document=doc,
         updated=UPDATED, data={"zip": ZIP, "householdID": HOUSEHOLD, "maxRating": MAX_RATING, "userID": "tvekit-user-0001", "channelID": CHANNELS})
     doc = v1({"zip": jwe_value(ZIP), "householdID": jwe_value(HOUSEHOLD, alg="RSA-OAEP-256", enc="A256GCM"), "maxRating": MAX_RATING,
               "userID": "tvekit-user-0001", "channelID": CHANNELS}, ["zip", "householdID"])

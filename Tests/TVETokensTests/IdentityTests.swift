@@ -32,7 +32,7 @@ struct IdentityTests {
                                     clock: FixedMediaTokenClock(milliseconds: 1_700_000_000_000), nonce: { "00000000-0000-4000-8000-000000000000" })
     }
 
-    @Test("the clientless header has the fields of formats.md §4 and verifies with the secret")
+    @Test("the clientless header has the fields of FORMATS.md §4 and verifies with the secret")
     func clientlessSignVerify() throws {
         let header = try Self.signer().authorizationHeader(method: "GET", requestURI: "/api/v1/authorize")
         let message = "GET requestor_id=nbcsports, nonce=00000000-0000-4000-8000-000000000000, signature_method=HMAC-SHA1, request_time=1700000000000, request_uri=/api/v1/authorize"

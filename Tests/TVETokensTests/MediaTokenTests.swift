@@ -11,8 +11,10 @@ struct MediaTokenCodecTests {
         let token = try TokenFixtures.token(resource: resource, mvpd: "MVPD-é-日本", proxy: "Proxy&Co")
         let text = String(decoding: token.text, as: UTF8.self)
         #expect(text.hasPrefix("<signatureInfo>"))
-        #expect(text.contains("&lt;rss version=&quot;2.0&quot;&gt;"))
-        #expect(text.contains("News &amp; &apos;Weather&apos;"))
+        // Values with markup are written as CDATA, as Adobe writes MRSS; the others as they are.
+        #expect(text.contains(#"<resourceID><![CDATA[<rss version="2.0"><channel><title>News & 'Weather'</title></channel></rss>]]></resourceID>"#))
+        #expect(text.contains("<proxyMvpdId><![CDATA[Proxy&Co]]></proxyMvpdId>"))
+        #expect(text.contains("<mvpdId>MVPD-é-日本</mvpdId>"))
         for input in [token.serialized, text, Base64.encode(token.text, lineLength: 76), " " + Base64.encode(token.text, lineLength: 64) + "\r\n"] {
             let parsed = try ShortMediaToken(parsing: input)
             #expect(parsed.resourceID == resource)
@@ -25,13 +27,18 @@ struct MediaTokenCodecTests {
         }
     }
 
-    @Test("the signed bytes are exactly the shortAuthorizationToken element")
+    @Test("the signed bytes are exactly the root element, in either form")
     func signedBytes() throws {
         let token = try TokenFixtures.token()
         let signed = String(decoding: token.signedBytes, as: UTF8.self)
-        #expect(signed.hasPrefix("<shortAuthorizationToken><sessionGUID>"))
-        #expect(signed.hasSuffix("</mvpdId></shortAuthorizationToken>"))
+        #expect(signed.hasPrefix("<authToken><sessionGUID>"))
+        #expect(signed.hasSuffix("</mvpdId></authToken>"))
         #expect(TokenFixtures.key.publicKey.isValidSignature(token.signature, for: token.signedBytes))
+        let documented = try TokenFixtures.token(form: .documented)
+        let documentedSigned = String(decoding: documented.signedBytes, as: UTF8.self)
+        #expect(documentedSigned.hasPrefix("<shortAuthorizationToken><sessionGUID>"))
+        #expect(documentedSigned.hasSuffix("</mvpdId></shortAuthorizationToken>"))
+        #expect(TokenFixtures.key.publicKey.isValidSignature(documented.signature, for: documented.signedBytes))
     }
 
     @Test("proxyMvpdId absent, empty and present")
@@ -58,7 +65,25 @@ struct MediaTokenCodecTests {
         cases.append(("<?xml version=\"1.0\"?>" + base, "XML declaration"))
         cases.append(("<!DOCTYPE x>" + base, "DOCTYPE"))
         cases.append((edit("<ttl>1</ttl>", "<ttl>1</ttl><!-- c -->"), "comment"))
-        cases.append((edit(">s<", "><![CDATA[s]]><"), "CDATA"))
+        cases.append((edit(">s<", "><![CDATA[s<"), "unterminated CDATA"))
+        cases.append((edit(">s<", "><![cdata[s]]><"), "lower-case CDATA"))
+        cases.append((edit(">s<", ">a]]>b<"), "]]> outside CDATA"))
+        cases.append((edit("<resourceID>s</resourceID>", "<resourceID><![CDATA[]]></resourceID>"), "empty CDATA as a required field"))
+        cases.append((edit("</shortAuthorizationToken>", "</authToken>"), "root closed by the other name"))
+        cases.append((edit("<signatureInfo>AAAA</signatureInfo>", "<signatureInfo/>"), "self-closing signatureInfo"))
+        cases.append((edit("</signatureInfo>", "<signatureInfo/>"), "self-closing signatureInfo end"))
+        cases.append((edit("<shortAuthorizationToken>", "<AuthToken>"), "other root"))
+        cases.append((edit("<issueTime>2</issueTime>", "<issueTime>2017-03-15T16:40:46 -0700</issueTime>"), "T in the date"))
+        cases.append((edit("<issueTime>2</issueTime>", "<issueTime>2017-02-29 16:40:46 -0700</issueTime>"), "29 February of a common year"))
+        cases.append((edit("<issueTime>2</issueTime>", "<issueTime>2100-02-29 00:00:00 +0000</issueTime>"), "29 February 2100"))
+        cases.append((edit("<issueTime>2</issueTime>", "<issueTime>2017-13-15 16:40:46 -0700</issueTime>"), "month 13"))
+        cases.append((edit("<issueTime>2</issueTime>", "<issueTime>2017-03-15 24:00:00 -0700</issueTime>"), "hour 24"))
+        cases.append((edit("<issueTime>2</issueTime>", "<issueTime>2017-03-15 23:59:60 -0700</issueTime>"), "leap second"))
+        cases.append((edit("<issueTime>2</issueTime>", "<issueTime>2017-03-15 16:40:46 -2400</issueTime>"), "offset hours 24"))
+        cases.append((edit("<issueTime>2</issueTime>", "<issueTime>2017-03-15 16:40:46 *0700</issueTime>"), "offset without sign"))
+        cases.append((edit("<issueTime>2</issueTime>", "<issueTime>2017-03-15 16:40:46</issueTime>"), "no offset"))
+        cases.append((edit("<issueTime>2</issueTime>", "<issueTime>1969-12-31 23:59:59 +0000</issueTime>"), "before 1970"))
+        cases.append((edit("<issueTime>2</issueTime>", "<issueTime>1970-01-01 00:30:00 +0100</issueTime>"), "instant before 1970"))
         cases.append((edit("<sessionGUID>", "<sessionGUID a=\"1\">"), "attribute"))
         cases.append((edit("</sessionGUID><requestorID>", "</sessionGUID> <requestorID>"), "space between elements"))
         cases.append((edit("</signatureInfo>", "</signatureInfo>\n"), "newline between elements"))
@@ -180,7 +205,7 @@ struct MediaTokenVerifierTests {
         case "requestor": input = try TokenFixtures.token(requestor: "someone-else").serialized
         case "resource": input = try TokenFixtures.token(resource: "other").serialized
         case "expired": input = try TokenFixtures.token(ttl: 1000, issueTime: TokenFixtures.now - 1000).serialized
-        case "future": input = try TokenFixtures.token(issueTime: TokenFixtures.now + 1).serialized
+        case "future": input = try TokenFixtures.token(issueTime: TokenFixtures.now + 1000).serialized
         default: input = "garbage"
         }
         let outcome = verifier.verify(input, resourceID: "tvekit-resource")
@@ -227,9 +252,9 @@ struct MediaTokenVerifierTests {
 
     @Test("timeArithmeticSaturates: extreme issue times and lifetimes never overflow")
     func timeArithmeticSaturates() throws {
-        let far = try TokenFixtures.token(ttl: 10_000, issueTime: Int64.max - 807).serialized
+        let far = try TokenFixtures.token(ttl: 10_000, issueTime: Int64.max - 807, form: .documented).serialized
         #expect(try TokenFixtures.verifier(skewSeconds: 60).verify(far).result == .tokenNotYetValid)
-        let forever = try TokenFixtures.token(ttl: Int64.max, issueTime: TokenFixtures.now - 1).serialized
+        let forever = try TokenFixtures.token(ttl: Int64.max, issueTime: TokenFixtures.now - 1000).serialized
         #expect(try TokenFixtures.verifier(skewSeconds: 60).verify(forever).result == .validToken)
     }
 

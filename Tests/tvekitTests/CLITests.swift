@@ -26,7 +26,8 @@ enum CLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+    /// - Parameter input: what standard input holds (nothing by default).
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws -> Outcome {
         let binary = try #require(binary, "the tvekit binary was not built next to the tests")
         let process = Process()
         process.executableURL = binary
@@ -36,7 +37,16 @@ enum CLI {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        var inputFile: URL? = nil
+        if let input {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-stdin-\(UUID().uuidString)")
+            try input.write(to: file)
+            inputFile = file
+            process.standardInput = try FileHandle(forReadingFrom: file)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
+        defer { if let inputFile { try? FileManager.default.removeItem(at: inputFile) } }
         try process.run()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
@@ -237,6 +247,62 @@ struct CLITests {
         #expect(usage.status == 2)
     }
 
+    @Test("the real Adobe token verifies with the recovered 1024-bit key only with --allow-1024-bit-keys")
+    func realAdobeToken() throws {
+        let real = CLI.repository.appendingPathComponent("TestVectors/media-token/real")
+        let token = try String(contentsOf: real.appendingPathComponent("token-A.txt"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let key = real.appendingPathComponent("adobe-2015-2017-public-key.pem").path
+        let base = ["token", "verify", "--cert", key, "--requestor", "MML", "--resource", "truTV", "--now", "1489621300000"]
+        let refused = try CLI.run(base + [token])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("1024-bit") && refused.stderr.contains("--allow-1024-bit-keys"), "\(refused.stderr)")
+        let valid = try CLI.run(base + ["--allow-1024-bit-keys", "--json", token])
+        #expect(valid.status == 0, "\(valid.stderr)")
+        #expect(valid.stderr.contains("warning") && valid.stderr.contains("1024-bit RSA key") && valid.stderr.contains("weak"))
+        let object = try JSONSerialization.jsonObject(with: Data(valid.stdout.utf8)) as? [String: Any]
+        #expect(object?["result"] as? String == "VALID_TOKEN")
+        #expect(object?["sessionGUID"] as? String == "a6c1d2fa9725d7857b6a9d3aa9195040")
+        #expect(object?["mvpdId"] as? String == "TWC")
+        #expect(object?["issueTime"] as? Int == 1_489_621_246_000)
+        #expect(object?["issueTimeText"] as? String == "2017-03-15 16:40:46 -0700")
+        // Standard input and the Base64 form give the same answer.
+        let piped = try CLI.run(base + ["--allow-1024-bit-keys", "-"], input: Data(Data(token.utf8).base64EncodedString().utf8))
+        #expect(piped.status == 0 && piped.stdout == "VALID_TOKEN\n", "\(piped.stderr)")
+        let inspect = try CLI.run(["token", "inspect", "--json", token])
+        let fields = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any]
+        let form = fields?["form"] as? [String: Any]
+        #expect(form?["root"] as? String == "authToken" && form?["signatureInfoEnd"] as? String == "unslashed")
+        #expect(form?["issueTimeEncoding"] as? String == "dateTime" && form?["utcOffsetMinutes"] as? Int == -420)
+    }
+
+    @Test("oversizedTokenIsInvalidFormat: a token over the size limit is INVALID_TOKEN_FORMAT (exit 1), not a usage error")
+    func oversizedTokenIsInvalidFormat() throws {
+        let huge = String(repeating: "A", count: 70_000)
+        let base = ["token", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--requestor", "tvekit-test", "--now", Self.now, "--json"]
+        for outcome in [try CLI.run(base + ["-"], input: Data(huge.utf8)), try CLI.run(base + [huge])] {
+            #expect(outcome.status == 1, "\(outcome.stderr)")
+            let object = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
+            #expect(object?["result"] as? String == "INVALID_TOKEN_FORMAT")
+            #expect((object?["reason"] as? String)?.contains("70000 bytes") == true)
+        }
+    }
+
+    @Test("token issue writes the real form by default, another offset or the documented form on request")
+    func tokenIssueForms() throws {
+        func inspect(_ extra: [String]) throws -> [String: Any] {
+            let outcome = try CLI.run(["token", "inspect", "--json", try issue(extra)])
+            return try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        }
+        let real = try inspect([])
+        #expect(real["issueTimeText"] as? String == "2026-01-01 00:00:00 +0000")
+        #expect((real["form"] as? [String: Any])?["root"] as? String == "authToken")
+        #expect(try inspect(["--utc-offset=-0800"])["issueTimeText"] as? String == "2025-12-31 16:00:00 -0800")
+        let documented = try inspect(["--documented-form"])
+        #expect((documented["form"] as? [String: Any])?["root"] as? String == "shortAuthorizationToken")
+        #expect(documented["issueTimeText"] as? String == "1767225600000")
+        #expect(try CLI.run(["token", "issue", "--utc-offset", "0700", "--requestor", "r", "--resource", "s", "--mvpd", "m"]).status == 2)
+    }
+
     @Test("token verify reads standard input and batches, one JSON line per token")
     func tokenBatch() throws {
         let token = try issue()
@@ -307,7 +373,7 @@ struct CLITests {
         #expect(try CLI.run(["requestor", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--signature", "@@", "nbc"]).status == 2)
     }
 
-    @Test("clientless sign prints the formats.md §4 header; verify checks it")
+    @Test("clientless sign prints the FORMATS.md §4 header; verify checks it")
     func clientless() throws {
         let signed = try CLI.run(["clientless", "sign", "--method", "GET", "--requestor", "nbcsports", "--uri", "/api/v1/authorize",
                                   "--public-key", "pk-123", "--secret-env", "S", "--nonce", "n-1", "--time", "1700000000000"],
@@ -419,7 +485,8 @@ struct ServeCommandTests {
         let report = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
         #expect(report?["ok"] as? Bool == true)
         let lines = (report?["transcript"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
-        for expected in ["setRequestorComplete(1)", "MediaTokenVerifier: VALID_TOKEN", "presentTvProviderDialog", "status(VSA203",
+        for expected in ["setRequestorComplete(1)", "MediaTokenVerifier(resourceID: news): VALID_TOKEN", "checkAuthorization(<MRSS ",
+                         "the media token: <authToken>, issueTime ", "presentTvProviderDialog", "status(VSA203",
                          "status(REGCODE", "setMetadataStatus(\"Apple\"", "selectedProvider(Sandbox Cable)"] {
             #expect(lines.contains { $0.contains(expected) }, "\(expected)")
         }
