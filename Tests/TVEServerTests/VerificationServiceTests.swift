@@ -110,6 +110,57 @@ struct VerificationServiceTests {
     }
 }
 
+extension VerificationServiceTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test("the real Adobe token verifies through the service with the recovered 1024-bit key, once, with its fields",
+          arguments: Transport.allCases)
+    func realAdobeToken(transport: Transport) async throws {
+        let real = Self.repository.appendingPathComponent("TestVectors/media-token/real")
+        let token = try String(contentsOf: real.appendingPathComponent("token-A.txt"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let key = try RSAPublicKey(encodedKeyOrCertificate: Data(contentsOf: real.appendingPathComponent("adobe-2015-2017-public-key.pem")),
+                                   allowing1024BitKeys: true)
+        #expect(throws: MediaTokenError.invalidConfiguration()) { try VerificationService(trustedKeys: [key], requestorIDs: ["MML"]) }
+        let service = try VerificationService(trustedKeys: [key], requestorIDs: ["MML"], clock: FixedMediaTokenClock(milliseconds: 1_489_621_300_000),
+                                              allowing1024BitKeys: true)
+        let run: (@Sendable (URL) async throws -> Void) async throws -> Void = { body in
+            switch transport {
+            case .hummingbird: try await withRunningService(service, body)
+            case .nio: try await withRunningNIOService(service, body)
+            }
+        }
+        try await run { url in
+            let body = try JSONSerialization.data(withJSONObject: ["token": Data(token.utf8).base64EncodedString(), "requestor": "MML", "resource": "truTV"])
+            let (status, first) = try await post(url, body)
+            #expect(status == 200)
+            #expect(first["result"] as? String == "VALID_TOKEN")
+            #expect(first["sessionGUID"] as? String == "a6c1d2fa9725d7857b6a9d3aa9195040")
+            #expect(first["issueTime"] as? Int == 1_489_621_246_000)
+            #expect(first["issueTimeText"] as? String == "2017-03-15 16:40:46 -0700")
+            let (_, again) = try await post(url, try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "MML"]))
+            #expect(again["result"] as? String == "TOKEN_REPLAYED")
+        }
+    }
+
+    @Test("a request for a plain channel accepts a token whose resourceID is an MRSS document of that channel")
+    func mrssResource() async throws {
+        let service = try VerificationService(trustedKeys: [Self.key.publicKey], requestorIDs: ["tvekit-test"],
+                                              clock: FixedMediaTokenClock(milliseconds: Self.now))
+        // The item title in CDATA: the token's own CDATA must split its "]]>" (the nested split of real tokens).
+        let mrss = #"<rss version="2.0"><channel><title>TNT</title><item><title><![CDATA[Ep <1>]]></title></item></channel></rss>"#
+        let token = try MediaTokenIssuer(privateKey: Self.key, clock: FixedMediaTokenClock(milliseconds: Self.now))
+            .issue(requestorID: "tvekit-test", resourceID: mrss, mvpdId: "TestMVPD").serialized
+        try await withRunningNIOService(service) { url in
+            let (_, other) = try await post(url, try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "tvekit-test", "resource": "CNN"]))
+            #expect(other["result"] as? String == "INVALID_RESOURCE_ID")
+            let (_, valid) = try await post(url, try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "tvekit-test", "resource": "TNT"]))
+            #expect(valid["result"] as? String == "VALID_TOKEN")
+            #expect(valid["resourceID"] as? String == mrss)
+        }
+    }
+}
+
 @Suite("Request log")
 struct RequestLogTests {
     @Test("rejectsLogForging: one line per request, control characters in the path replaced, nothing but method, path, status, time")
