@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 //
 // TVEKit: an open TV Everywhere entitlement client and the security tools around it.
-// See README.md for the two commands (`make demo`, `make test`) and DESIGN notes.
+// See README.md for the two commands (`make demo`, `make test`) and what each module does.
 
 import PackageDescription
 

@@ -30,7 +30,7 @@ public struct AccessEnablerError: Error, Sendable, Hashable, CustomStringConvert
         public static let userNotAuthorized = Code("USER_NOT_AUTHORIZED_ERROR")
         /// `INTERNAL_ERROR`
         public static let internalError = Code("INTERNAL_ERROR")
-        // Advanced codes (adobe-pass-facts.md §6).
+        // Advanced codes (FORMATS.md §7).
         /// The requestor is not configured on any service provider.
         public static let invalidRequestor = Code("CFG400")
         /// The service provider throttled the requests.

@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 import TVECrypto
 import TVETokens
 
-/// Dynamic Client Registration of the local service provider (adobe-pass-facts.md §4.1):
+/// Dynamic Client Registration of the local service provider (FORMATS.md §6):
 /// `POST /o/client/register` verifies the app's software statement (RS256, the configured key) and issues client
 /// credentials; `POST /o/client/token` exchanges them for a Bearer access token with an expiry. State lives in
 /// memory, bounded (oldest clients and expired tokens go first).

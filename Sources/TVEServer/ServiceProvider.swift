@@ -202,7 +202,7 @@ struct APICall: Sendable {
     /// nonce unused, signed with a configured secret); or a `signed_requestor_id` of `requestor` by a configured key.
     ///
     /// **Choice:** the clientless header's `request_uri` is not compared with the request's path: public clients
-    /// disagree on what it holds (adobe-pass-facts.md §4.2), and the HMAC, the method, the time and the nonce bind it.
+    /// disagree on what it holds (FORMATS.md §4), and the HMAC, the method, the time and the nonce bind it.
     func requireClient(requestor: String) throws(ServiceProviderError) {
         let authorization = request.headers[.authorization]
         if let authorization, authorization.prefix(7).lowercased() == "bearer " {

@@ -5,7 +5,7 @@ import TVECrypto
 
 /// An error answer of the local service provider's REST API v1, in the legacy shape `{status, message, details}` or,
 /// when ``ServiceProviderConfiguration/enhancedErrors`` is on, the enhanced one
-/// `{action, status, code, message, details, helpUrl, trace}` (adobe-pass-facts.md §6). The `code` values are
+/// `{action, status, code, message, details, helpUrl, trace}` (FORMATS.md §7). The `code` values are
 /// Adobe's REST v1 enhanced codes where Adobe names one; messages never carry a secret.
 public struct ServiceProviderError: Error, Sendable, Hashable {
     /// What the client should do, as Adobe's enhanced errors say it.

@@ -101,7 +101,7 @@ enum MediaTokenCodec {
             throw MediaTokenError.malformedToken(reason: "expected <authToken> or <shortAuthorizationToken> at byte \(scanner.index)")
         }
         scanner.index += rootOpenTag(rootIndex).count
-        let root = ShortMediaToken.Form.Root.allCases[rootIndex]
+        let root: ShortMediaToken.Form.Root = rootIndex == 0 ? .authToken : .shortAuthorizationToken
 
         let sessionGUID = try readString(&scanner, field: sessionGUID, required: true)
         let requestorID = try readString(&scanner, field: requestorID, required: true)
@@ -129,7 +129,7 @@ enum MediaTokenCodec {
     private static func readString(_ scanner: inout Scanner, field index: Int, required: Bool) throws -> String {
         let field = try readField(&scanner, field: index)
         if required, field.isEmpty { throw MediaTokenError.malformedToken(reason: "\(fieldNames[index]) at byte \(field.offset) is empty") }
-        return try field.string(in: scanner.bytes, name: fieldNames[index])
+        return try field.string(in: scanner.bytes, field: index)
     }
 
     /// `<name>text</name>`: the text's decoded bytes, in place when it needs no decoding.
@@ -206,7 +206,7 @@ enum MediaTokenCodec {
             }
         }
 
-        func string(in text: UnsafeRawBufferPointer, name: String) throws -> String {
+        func string(in text: UnsafeRawBufferPointer, field index: Int) throws -> String {
             if case .slice(let range, true) = storage {
                 // ASCII, the usual case: written in place, one allocation at most (none up to 15 bytes).
                 let raw = UnsafeRawBufferPointer(rebasing: text[range])
@@ -217,7 +217,7 @@ enum MediaTokenCodec {
             }
             return try withBytes(in: text) { raw in
                 guard let string = String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) else {
-                    throw MediaTokenError.malformedToken(reason: "\(name) at byte \(offset) is not valid UTF-8")
+                    throw MediaTokenError.malformedToken(reason: "\(MediaTokenCodec.fieldNames[index]) at byte \(offset) is not valid UTF-8")
                 }
                 return string
             }
