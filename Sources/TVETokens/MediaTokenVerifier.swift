@@ -153,8 +153,14 @@ public struct MediaTokenVerifier: Sendable {
     public init(trustedCertificates: [X509Certificate], requestorID: String, clockSkew: Duration = .zero,
                 clock: any MediaTokenClock = SystemMediaTokenClock(), replayGuard: (any TokenReplayGuard)? = nil,
                 allowing1024BitKeys: Bool = false) throws {
-        try self.init(trustedKeys: trustedCertificates.map { try RSAPublicKey(certificate: $0, allowing1024BitKeys: allowing1024BitKeys) },
-                      requestorID: requestorID, clockSkew: clockSkew, clock: clock, replayGuard: replayGuard,
+        // Loaded at the legacy floor: the key-size rule and its error are the designated initialiser's.
+        let keys: [RSAPublicKey]
+        do {
+            keys = try trustedCertificates.map { try RSAPublicKey(certificate: $0, allowing1024BitKeys: true) }
+        } catch let error as TVECryptoError where error.code == .keyTooSmall {
+            throw MediaTokenError.invalidConfiguration(reason: "a trusted certificate's key is too small: \(error.reason)")
+        }
+        try self.init(trustedKeys: keys, requestorID: requestorID, clockSkew: clockSkew, clock: clock, replayGuard: replayGuard,
                       allowing1024BitKeys: allowing1024BitKeys)
     }
 
