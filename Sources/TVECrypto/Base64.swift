@@ -73,6 +73,13 @@ enum Base64Codec {
     static let standardTable: [UInt8] = makeTable(standardAlphabet)
     static let urlTable: [UInt8] = makeTable(urlAlphabet)
 
+    /// The fast path's tables: four tables of 256 entries, one per position in a group of four symbols, with each
+    /// symbol's value already shifted into place (by 18, 12, 6 and 0 bits). ORing the four entries of a group gives
+    /// its 24 bits; every byte that is not an alphabet symbol (`=`, whitespace, anything else) maps to 0xFFFFFFFF,
+    /// so one comparison of the OR with 2^24 checks the whole group.
+    static let standardGroupTable: [UInt32] = makeGroupTable(standardTable)
+    static let urlGroupTable: [UInt32] = makeGroupTable(urlTable)
+
     private static func makeTable(_ alphabet: [UInt8]) -> [UInt8] {
         var table = [UInt8](repeating: 0xFF, count: 256)
         for (value, symbol) in alphabet.enumerated() { table[Int(symbol)] = UInt8(value) }
@@ -81,6 +88,16 @@ enum Base64Codec {
             table[Int(space)] = 0xFD
         }
         return table
+    }
+
+    private static func makeGroupTable(_ table: [UInt8]) -> [UInt32] {
+        var groupTable = [UInt32](repeating: 0xFFFF_FFFF, count: 1024)
+        for slot in 0..<4 {
+            for byte in 0..<256 where table[byte] < 64 {
+                groupTable[slot * 256 + byte] = UInt32(table[byte]) << UInt32(18 - 6 * slot)
+            }
+        }
+        return groupTable
     }
 
     static func encode(_ input: some DataProtocol, alphabet: [UInt8], padding: Bool, lineLength: Int?) -> String {
@@ -157,76 +174,117 @@ enum Base64Codec {
         try text.withUnsafeBytes { try decode($0, url: url, ignoringWhitespace: ignoringWhitespace) }
     }
 
-    /// Decodes from raw bytes. Full groups of four alphabet symbols take a fast path; the first group with anything
-    /// else (whitespace, padding, an invalid byte) continues on the exact path, which reports errors by offset.
+    /// Decodes from raw bytes.
+    ///
+    /// Full groups of four alphabet symbols take a fast path: four table look-ups, one validity check and one
+    /// store per group (two groups per step while eight symbols remain). The first group with anything else
+    /// (whitespace, padding, an invalid byte) continues on the exact path, which reports errors by offset; when
+    /// that path has skipped whitespace at a group boundary, before any padding, and an alphabet symbol follows, the
+    /// fast path takes over again. Both paths decode a group of four alphabet symbols alike, so the result and the
+    /// errors are those of the exact path alone.
     static func decode(_ text: UnsafeRawBufferPointer, url: Bool, ignoringWhitespace: Bool) throws -> [UInt8] {
         let table = url ? urlTable : standardTable
+        let groupTable = url ? urlGroupTable : standardGroupTable
         var failure: TVECryptoError? = nil
         let capacity = text.count / 4 * 3 + 3
         let result = table.withUnsafeBufferPointer { table in
-            [UInt8](unsafeUninitializedCapacity: capacity) { out, written in
-                var position = 0
-                var count = 0
-                if let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self) {
-                    // Eight symbols (six bytes) per step while the input is plain alphabet.
-                    while position + 8 <= text.count {
-                        let a = UInt32(table[Int(base[position])]), b = UInt32(table[Int(base[position + 1])])
-                        let c = UInt32(table[Int(base[position + 2])]), d = UInt32(table[Int(base[position + 3])])
-                        let e = UInt32(table[Int(base[position + 4])]), f = UInt32(table[Int(base[position + 5])])
-                        let g = UInt32(table[Int(base[position + 6])]), h = UInt32(table[Int(base[position + 7])])
-                        guard (a | b | c | d | e | f | g | h) < 64 else { break }
-                        let first = a << 18 | b << 12 | c << 6 | d
-                        let second = e << 18 | f << 12 | g << 6 | h
-                        out[count] = UInt8(truncatingIfNeeded: first >> 16)
-                        out[count + 1] = UInt8(truncatingIfNeeded: first >> 8)
-                        out[count + 2] = UInt8(truncatingIfNeeded: first)
-                        out[count + 3] = UInt8(truncatingIfNeeded: second >> 16)
-                        out[count + 4] = UInt8(truncatingIfNeeded: second >> 8)
-                        out[count + 5] = UInt8(truncatingIfNeeded: second)
-                        count += 6
-                        position += 8
+            groupTable.withUnsafeBufferPointer { groupTable in
+                [UInt8](unsafeUninitializedCapacity: capacity) { out, written in
+                    var state = DecodingState()
+                    do {
+                        while true {
+                            decodeGroups(text, groupTable: groupTable, into: out, state: &state)
+                            if state.position == text.count { break }
+                            if try decodeRest(text, url: url, ignoringWhitespace: ignoringWhitespace, table: table, into: out,
+                                              state: &state) {
+                                break
+                            }
+                        }
+                    } catch {
+                        failure = error as? TVECryptoError ?? TVECryptoError.invalidBase64()
+                        wipe(UnsafeMutableRawBufferPointer(out))
+                        state.count = 0
                     }
-                    while position + 4 <= text.count {
-                        let a = UInt32(table[Int(base[position])]), b = UInt32(table[Int(base[position + 1])])
-                        let c = UInt32(table[Int(base[position + 2])]), d = UInt32(table[Int(base[position + 3])])
-                        guard (a | b | c | d) < 64 else { break }
-                        let value = a << 18 | b << 12 | c << 6 | d
-                        out[count] = UInt8(truncatingIfNeeded: value >> 16)
-                        out[count + 1] = UInt8(truncatingIfNeeded: value >> 8)
-                        out[count + 2] = UInt8(truncatingIfNeeded: value)
-                        count += 3
-                        position += 4
-                    }
+                    written = state.count
                 }
-                do {
-                    count = try decodeRest(text, from: position, symbolsSoFar: position, url: url, ignoringWhitespace: ignoringWhitespace,
-                                           table: table, into: out, count: count)
-                } catch {
-                    failure = error as? TVECryptoError ?? TVECryptoError.invalidBase64()
-                    wipe(UnsafeMutableRawBufferPointer(out))
-                    count = 0
-                }
-                written = count
             }
         }
         if let failure { throw failure }
         return result
     }
 
-    /// The exact decoder, from `start` on, appending to `out` after `count` bytes; returns the new count.
-    private static func decodeRest(_ text: UnsafeRawBufferPointer, from start: Int, symbolsSoFar: Int, url: Bool, ignoringWhitespace: Bool,
-                                   table: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, count: Int) throws -> Int {
-        var count = count
+    /// Where decoding stands between the two paths: always at a group boundary with no padding seen.
+    struct DecodingState {
+        /// The next input byte.
+        var position = 0
+        /// Bytes written.
+        var count = 0
+        /// Alphabet symbols seen (a multiple of 4 here).
+        var symbols = 0
+    }
+
+    /// The fast path: decodes full groups of four alphabet symbols from `state.position` on and stops before the
+    /// first group that holds anything else, or fewer than four bytes before the end.
+    ///
+    /// `count` never exceeds `position / 4 * 3` and the output holds `text.count / 4 * 3 + 3` bytes, so there is
+    /// always room for the stores below; the loop conditions check the room anyway.
+    @inline(__always)
+    private static func decodeGroups(_ text: UnsafeRawBufferPointer, groupTable: UnsafeBufferPointer<UInt32>,
+                                     into out: UnsafeMutableBufferPointer<UInt8>, state: inout DecodingState) {
+        guard let input = text.baseAddress?.assumingMemoryBound(to: UInt8.self), let output = out.baseAddress,
+              let t = groupTable.baseAddress, groupTable.count == 1024
+        else { return }
+        let end = text.count
+        var position = state.position
+        var count = state.count
+        // Two groups (eight symbols, six bytes) per step, written as one big-endian 8-byte store whose last two
+        // bytes the next step overwrites.
+        while end &- position >= 8, out.count &- count >= 8 {
+            let p = input + position
+            let first = t[Int(p[0])] | t[256 + Int(p[1])] | t[512 + Int(p[2])] | t[768 + Int(p[3])]
+            let second = t[Int(p[4])] | t[256 + Int(p[5])] | t[512 + Int(p[6])] | t[768 + Int(p[7])]
+            guard (first | second) < 0x0100_0000 else { break }
+            let bytes = UInt64(first) << 40 | UInt64(second) << 16
+            UnsafeMutableRawPointer(output + count).storeBytes(of: bytes.bigEndian, as: UInt64.self)
+            count &+= 6
+            position &+= 8
+        }
+        while end &- position >= 4, out.count &- count >= 3 {
+            let p = input + position
+            let group = t[Int(p[0])] | t[256 + Int(p[1])] | t[512 + Int(p[2])] | t[768 + Int(p[3])]
+            guard group < 0x0100_0000 else { break }
+            output[count] = UInt8(truncatingIfNeeded: group >> 16)
+            output[count + 1] = UInt8(truncatingIfNeeded: group >> 8)
+            output[count + 2] = UInt8(truncatingIfNeeded: group)
+            count &+= 3
+            position &+= 4
+        }
+        state.symbols += position - state.position
+        state.position = position
+        state.count = count
+    }
+
+    /// The exact decoder, from `state.position` on (a group boundary, no padding seen). Returns `true` when it has
+    /// read the whole text and checked the end, `false` when it stops after whitespace at a group boundary,
+    /// before any padding, with an alphabet symbol next, for the fast path to go on.
+    private static func decodeRest(_ text: UnsafeRawBufferPointer, url: Bool, ignoringWhitespace: Bool,
+                                   table: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>,
+                                   state: inout DecodingState) throws -> Bool {
+        var count = state.count
         var accumulator: UInt32 = 0
-        var symbols = symbolsSoFar  // alphabet symbols seen (a multiple of 4 at `start`)
-        var padding = 0             // `=` seen
-        var position = start
+        var symbols = state.symbols  // alphabet symbols seen (a multiple of 4 at the start)
+        var padding = 0              // `=` seen
+        var position = state.position
         while position < text.count {
             let character = text[position]
             let value = table[Int(character)]
             switch value {
             case 0xFD:
                 if !ignoringWhitespace { throw TVECryptoError.invalidBase64(reason: "whitespace at offset \(position)") }
+                if symbols % 4 == 0, padding == 0, position + 1 < text.count, table[Int(text[position + 1])] < 64 {
+                    state = DecodingState(position: position + 1, count: count, symbols: symbols)
+                    return false
+                }
             case 0xFE:
                 if url { throw TVECryptoError.invalidBase64(reason: "'=' padding at offset \(position) (Base64url takes none)") }
                 padding += 1
@@ -272,6 +330,7 @@ enum Base64Codec {
         default:
             break
         }
-        return count
+        state = DecodingState(position: position, count: count, symbols: symbols)
+        return true
     }
 }

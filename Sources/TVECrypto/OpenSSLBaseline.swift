@@ -77,3 +77,139 @@ public final class OpenSSLBaseline: @unchecked Sendable {
         return EVP_PKEY_decrypt(decryptContext, &output, &length, ciphertext, ciphertext.count) == 1
     }
 }
+
+/// The bare `EVP_PKEY_verify` that `openssl speed` times, for a public key alone: RSASSA-PKCS1-v1_5 with
+/// SHA-256 of one known signature, the digest computed once and the context set up once. Not for production use.
+@_spi(Benchmarks)
+public final class OpenSSLVerifyBaseline: @unchecked Sendable {
+    // Not Sendable in spirit: one instance per measuring thread. Marked so it can cross into a task.
+    private let context: OpaquePointer
+    private let digest: [UInt8]
+    private let signature: [UInt8]
+
+    /// Prepares a verify context for `publicKey` and the SHA-256 digest of `message`, which `signature` signs.
+    /// - Throws: ``TVECryptoError/Code/openSSLFailure`` when the context cannot be set up or the signature does
+    ///   not verify.
+    public init(publicKey: RSAPublicKey, signature: some DataProtocol, message: some DataProtocol) throws {
+        let digest = try HashFunction.sha256.hash(message)
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, publicKey.backing.pointer, nil) else {
+            throw TVECryptoError.openSSLFailure(reason: "baseline context set-up failed")
+        }
+        guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1,
+              EVP_PKEY_CTX_set_signature_md(context, HashFunction.sha256.evpMD) == 1
+        else {
+            EVP_PKEY_CTX_free(context)
+            throw TVECryptoError.openSSLFailure(reason: "baseline context set-up failed")
+        }
+        self.context = context
+        self.digest = digest
+        self.signature = [UInt8](signature)
+        // Checked once all properties are set, so that deinit frees the context when this throws.
+        guard verify() else { throw TVECryptoError.openSSLFailure(reason: "the baseline signature does not verify") }
+    }
+
+    deinit {
+        EVP_PKEY_CTX_free(context)
+    }
+
+    /// One `EVP_PKEY_verify` of the precomputed digest.
+    public func verify() -> Bool {
+        EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1
+    }
+
+    /// Generates an RSA key pair of `keySizeInBits` (e = 65537) with OpenSSL directly, signs `message` with it
+    /// (RSASSA-PKCS1-v1_5, SHA-256) and returns the public key, the signature and a baseline for them.
+    ///
+    /// This exists so that benchmarks can measure 1024-bit verification, which real Adobe media tokens still use:
+    /// ``RSAPrivateKey/init(keySizeInBits:)`` refuses to generate keys under 2048 bits, on purpose. The private
+    /// key never leaves this function.
+    public static func generatingKeyPair(keySizeInBits: Int, message: some DataProtocol) throws
+        -> (publicKey: RSAPublicKey, signature: [UInt8], baseline: OpenSSLVerifyBaseline) {
+        guard keySizeInBits >= 1024, keySizeInBits <= 4096 else {
+            throw TVECryptoError.invalidParameter(reason: "benchmark keys are 1024 to 4096 bits")
+        }
+        // The key type must be a string with static storage: the context keeps the pointer.
+        guard let generator = EVP_PKEY_CTX_new_from_name(nil, copenssl_literal_RSA(), nil) else {
+            throw TVECryptoError.openSSLFailure(reason: "EVP_PKEY_CTX_new_from_name failed")
+        }
+        defer { EVP_PKEY_CTX_free(generator) }
+        var generated: OpaquePointer? = nil
+        guard EVP_PKEY_keygen_init(generator) == 1, EVP_PKEY_CTX_set_rsa_keygen_bits(generator, Int32(keySizeInBits)) == 1,
+              EVP_PKEY_generate(generator, &generated) == 1, let pkey = generated
+        else {
+            EVP_PKEY_free(generated)
+            ERR_clear_error()
+            throw TVECryptoError.openSSLFailure(reason: "RSA key generation failed")
+        }
+        defer { EVP_PKEY_free(pkey) }
+
+        let digest = try HashFunction.sha256.hash(message)
+        guard let signer = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+            throw TVECryptoError.openSSLFailure(reason: "EVP_PKEY_CTX_new_from_pkey failed")
+        }
+        defer { EVP_PKEY_CTX_free(signer) }
+        var signature = [UInt8](repeating: 0, count: Int(EVP_PKEY_get_size(pkey)))
+        var length = signature.count
+        guard EVP_PKEY_sign_init(signer) == 1, EVP_PKEY_CTX_set_rsa_padding(signer, RSA_PKCS1_PADDING) == 1,
+              EVP_PKEY_CTX_set_signature_md(signer, HashFunction.sha256.evpMD) == 1,
+              EVP_PKEY_sign(signer, &signature, &length, digest, digest.count) == 1, length == signature.count
+        else {
+            ERR_clear_error()
+            throw TVECryptoError.openSSLFailure(reason: "signing with the generated key failed")
+        }
+
+        var der: UnsafeMutablePointer<UInt8>? = nil
+        let derLength = i2d_PUBKEY(pkey, &der)
+        guard derLength > 0, let der else { throw TVECryptoError.openSSLFailure(reason: "i2d_PUBKEY failed") }
+        let publicDER = [UInt8](UnsafeBufferPointer(start: der, count: Int(derLength)))
+        copenssl_OPENSSL_free(der)
+        let publicKey = try RSAPublicKey(unsafeDERRepresentation: publicDER)
+        return (publicKey, signature, try OpenSSLVerifyBaseline(publicKey: publicKey, signature: signature, message: message))
+    }
+}
+
+/// OpenSSL's bare Base64 decoder, `EVP_DecodeBlock`, on one fixed input decoded again and again into a buffer
+/// allocated once: the floor for TVEKit's Base64 decoder and for parsing a serialized media token. The input
+/// must be whitespace-free padded Base64 (`EVP_DecodeBlock` trims only leading and trailing whitespace).
+/// Not for production use.
+@_spi(Benchmarks)
+public final class OpenSSLBase64Baseline: @unchecked Sendable {
+    // Not Sendable in spirit: one instance per measuring thread. Marked so it can cross into a task.
+    private let input: UnsafeMutableBufferPointer<UInt8>
+    private let output: UnsafeMutableBufferPointer<UInt8>
+    /// What `EVP_DecodeBlock` returns for the input: three bytes per group of four, padding included.
+    private let expectedLength: Int32
+
+    /// Copies `encoded` and checks that `EVP_DecodeBlock` decodes it to what ``Base64/decode(bytes:options:)``
+    /// gives.
+    /// - Throws: ``TVECryptoError/Code/invalidBase64`` when the input is not strict Base64;
+    ///   ``TVECryptoError/Code/invalidParameter`` when it is empty, not a multiple of 4 bytes, too large for an
+    ///   `int`, or not decoded alike by both.
+    public init(encoded: some Collection<UInt8>) throws {
+        let bytes = [UInt8](encoded)
+        guard !bytes.isEmpty, bytes.count % 4 == 0, bytes.count < Int(Int32.max) else {
+            throw TVECryptoError.invalidParameter(reason: "the Base64 baseline needs a non-empty multiple of 4 bytes")
+        }
+        let expected = try Base64.decode(bytes: bytes)
+        input = .allocate(capacity: bytes.count)
+        _ = input.initialize(from: bytes)
+        output = .allocate(capacity: bytes.count / 4 * 3)
+        output.initialize(repeating: 0)
+        expectedLength = Int32(bytes.count / 4 * 3)
+        guard decode(), Array(output.prefix(expected.count)) == expected, expected.count + 2 >= Int(expectedLength) else {
+            throw TVECryptoError.invalidParameter(reason: "EVP_DecodeBlock and Base64.decode disagree on the baseline input")
+        }
+    }
+
+    deinit {
+        input.deallocate()
+        output.deallocate()
+    }
+
+    /// One `EVP_DecodeBlock` of the whole input.
+    public func decode() -> Bool {
+        // Both buffers are non-empty, so their base addresses exist.
+        guard let to = output.baseAddress, let from = input.baseAddress else { return false }
+        return EVP_DecodeBlock(to, from, Int32(input.count)) == expectedLength
+    }
+}

@@ -12,13 +12,22 @@ struct SpeedCommand: AsyncParsableCommand {
         discussion: """
         Operations (one thread, keys loaded once, as a server would hold them):
           rsa2048-verify               RSASSA-PKCS1-v1_5 SHA-256 verify of a 400-byte message (hash included)
+          rsa1024-verify               the same with an RSA-1024 key (generated with OpenSSL directly: TVEKit
+                                       generates no keys under 2048 bits), the size real Adobe tokens use
           rsa2048-sign                 RSASSA-PKCS1-v1_5 SHA-256 sign of the same message (hash included)
           rsa2048-decrypt-pkcs1        RSAES-PKCS1-v1_5 decrypt of one block
           rsa2048-decrypt-oaep-sha256  RSAES-OAEP (SHA-256, MGF1-SHA-256) decrypt of one block
-          token-parse                  strict parse of a serialized (Base64) media token, signature not checked
-          token-parse-text             the same for the raw token text (no outer Base64)
+          base64-decode                Base64.decode(buffer:options: .ignoringWhitespace) of a serialized media token
+                                       (about 580 bytes, no whitespace); its baseline is OpenSSL's EVP_DecodeBlock
+          token-parse                  strict parse of a serialized (Base64) media token, signature not checked;
+                                       its baseline is EVP_DecodeBlock of the same bytes (the decoding alone)
+          token-parse-text             the same for the raw token text (no outer Base64; no baseline)
           token-verify                 MediaTokenVerifier.verify of the same serialized token: Base64 decode, parse,
                                        RSA-2048 SHA-256 verify, requestor/resource/time checks
+          token-verify-1024, token-verify-1024-text
+                                       MediaTokenVerifier.verify of a real Adobe media token of 2017 (serialized as
+                                       Base64, and as raw text) with the RSA-1024 key recovered from real tokens
+                                       (FORMATS.md §1), at a fixed time within its lifetime
           metadata-decrypt             MetadataDecryptor.decrypt of a REST v1 user-metadata document with five
                                        encrypted keys (one PKCS#1 v1.5 block each) and two plain ones; its
                                        baseline is five bare decryptions, and against `openssl speed` it is
@@ -28,19 +37,21 @@ struct SpeedCommand: AsyncParsableCommand {
                                        50 KB (parse, structure, exc-c14n, RSA-2048 SHA-256, semantics); the
                                        script Benchmarks/saml-compare compares it with python-xmlsec and signxml
         Each operation alternates 50 ms slices of the TVEKit call with the bare OpenSSL call that `openssl speed`
-        times (EVP_PKEY_verify/sign/decrypt on a context set up once), on the same key; "ratio" is TVEKit's rate
-        over that baseline, paired slice by slice so that changes in the machine's speed cancel out.
+        times (EVP_PKEY_verify/sign/decrypt on a context set up once), on the same key, or with EVP_DecodeBlock
+        for the Base64 and parse operations; "ratio" is TVEKit's rate over that baseline, paired slice by slice so
+        that changes in the machine's speed cancel out.
         With --compare-openssl, the measurement runs in rounds (one per second of --seconds, at least two): each
-        round measures every operation for one second and runs `openssl speed -seconds 1 rsa2048`, alternating
-        which goes first, and each figure is divided by the mean of OpenSSL's verify/s (for verify) or sign/s
-        (for the private-key operations), so both sides see the same machine.
+        round measures every operation for one second and runs `openssl speed -seconds 1 rsa1024 rsa2048` (only
+        the sizes the chosen operations need), alternating which goes first, and each RSA figure is divided by the
+        mean of OpenSSL's verify/s (for verify) or sign/s (for the private-key operations) of the same key size, so
+        both sides see the same machine.
         """
     )
 
     @Option(name: .long, help: "Seconds to spend on each operation (TVEKit and baseline together).")
     var seconds: Double = 4
 
-    @Flag(name: .long, help: "Also run `openssl speed rsa2048`, interleaved in one-second rounds, and report ratios against it.")
+    @Flag(name: .long, help: "Also run `openssl speed rsa1024 rsa2048`, interleaved in one-second rounds, and report ratios against it.")
     var compareOpenssl = false
 
     @Flag(name: .long, help: "Print JSON.")
@@ -49,9 +60,10 @@ struct SpeedCommand: AsyncParsableCommand {
     @Argument(help: "The operations to measure (all when none is named), for example `token-verify`.")
     var only: [String] = []
 
-    static let operationNames = ["rsa2048-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1", "rsa2048-decrypt-oaep-sha256",
-                                 "token-parse", "token-parse-text", "token-verify", "metadata-decrypt", "saml-verify-5k",
-                                 "saml-verify-50k"]
+    static let operationNames = ["rsa2048-verify", "rsa1024-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1",
+                                 "rsa2048-decrypt-oaep-sha256", "base64-decode", "token-parse", "token-parse-text",
+                                 "token-verify", "token-verify-1024", "token-verify-1024-text", "metadata-decrypt",
+                                 "saml-verify-5k", "saml-verify-50k"]
 
     struct Result: Encodable {
         var operation: String
@@ -92,6 +104,27 @@ struct SpeedCommand: AsyncParsableCommand {
         let serializedToken = Array(token.serialized.utf8)
         let verifier = try MediaTokenVerifier(trustedKeys: [publicKey], requestorID: "tvekit-speed",
                                               clock: FixedMediaTokenClock(milliseconds: now))
+        let base64Baseline = try OpenSSLBase64Baseline(encoded: serializedToken)
+
+        // RSA-1024: a key pair made by OpenSSL directly (TVEKit generates no keys under 2048 bits).
+        Output.progress("generating an RSA-1024 key...")
+        let rsa1024 = try OpenSSLVerifyBaseline.generatingKeyPair(keySizeInBits: 1024, message: message)
+
+        // The real Adobe token, verified with the recovered key at a time within its lifetime, as raw text and as
+        // Base64 (the serialized form); its baseline is the bare verify of its signature with the same key.
+        let adobeText = Array(Self.adobeToken.utf8)
+        let adobeSerialized = Array(Base64.encode(adobeText).utf8)
+        let adobeKey = try RSAPublicKey(encodedKeyOrCertificate: Array(Self.adobeKeyPEM.utf8), allowing1024BitKeys: true)
+        let adobeVerifier = try MediaTokenVerifier(trustedKeys: [adobeKey], requestorID: "MML",
+                                                   clock: FixedMediaTokenClock(milliseconds: Self.adobeTokenValidAt),
+                                                   allowing1024BitKeys: true)
+        let adobeBaseline = try Self.adobeBaseline()
+        for (form, bytes) in [("raw", adobeText), ("Base64", adobeSerialized)] {
+            let outcome = adobeVerifier.verify(bytes, resourceID: "truTV")
+            guard outcome.isValid else {
+                throw CLIError(message: "the real Adobe token (\(form)) does not verify: \(outcome.result) \(outcome.reason)")
+            }
+        }
 
         // A REST v1 document with five encrypted keys (one RSA block each) and two plain ones.
         let plainMetadata = UserMetadata(updated: 1_334_243_471, values: [
@@ -122,30 +155,42 @@ struct SpeedCommand: AsyncParsableCommand {
             acsURL: "https://sp.tvekit.example/saml/acs", requestID: "_req-0001", clock: { samlIssued.addingTimeInterval(60) }))
 
         let allOperations: [Operation] = [
-            Operation(name: "rsa2048-verify", batch: 32, baseline: baseline.verify) {
+            Operation(name: "rsa2048-verify", batch: 32, baseline: baseline.verify, openssl: .verify(2048)) {
                 publicKey.isValidSignature(signature, for: message)
             },
-            Operation(name: "rsa2048-sign", batch: 2, baseline: baseline.sign) {
+            Operation(name: "rsa1024-verify", batch: 64, baseline: rsa1024.baseline.verify, openssl: .verify(1024)) {
+                rsa1024.publicKey.isValidSignature(rsa1024.signature, for: message)
+            },
+            Operation(name: "rsa2048-sign", batch: 2, baseline: baseline.sign, openssl: .sign(2048)) {
                 try key.signature(for: message).count == 256
             },
-            Operation(name: "rsa2048-decrypt-pkcs1", batch: 2, baseline: baseline.decrypt) {
+            Operation(name: "rsa2048-decrypt-pkcs1", batch: 2, baseline: baseline.decrypt, openssl: .sign(2048)) {
                 try key.decrypt(pkcs1Ciphertext, padding: ._weakAndInsecurePKCS1v15).count == 32
             },
-            Operation(name: "rsa2048-decrypt-oaep-sha256", batch: 2, baseline: baseline.decrypt) {
+            Operation(name: "rsa2048-decrypt-oaep-sha256", batch: 2, baseline: baseline.decrypt, openssl: .sign(2048)) {
                 try key.decrypt(oaepCiphertext, padding: .oaepSHA256).count == 32
             },
-            Operation(name: "token-parse", batch: 256, baseline: nil) {
+            Operation(name: "base64-decode", batch: 256, baseline: base64Baseline.decode) {
+                try serializedToken.withUnsafeBytes { try Base64.decode(buffer: $0, options: .ignoringWhitespace) }.count == token.text.count
+            },
+            Operation(name: "token-parse", batch: 256, baseline: base64Baseline.decode) {
                 try ShortMediaToken(parsing: serializedToken).ttl == MediaTokenIssuer.defaultTTL
             },
             Operation(name: "token-parse-text", batch: 256, baseline: nil) {
                 try ShortMediaToken(parsing: token.text).ttl == MediaTokenIssuer.defaultTTL
             },
-            Operation(name: "token-verify", batch: 32, baseline: baseline.verify) {
+            Operation(name: "token-verify", batch: 32, baseline: baseline.verify, openssl: .verify(2048)) {
                 verifier.verify(serializedToken, resourceID: "tvekit-resource").isValid
+            },
+            Operation(name: "token-verify-1024", batch: 64, baseline: adobeBaseline.verify, openssl: .verify(1024)) {
+                adobeVerifier.verify(adobeSerialized, resourceID: "truTV").isValid
+            },
+            Operation(name: "token-verify-1024-text", batch: 64, baseline: adobeBaseline.verify, openssl: .verify(1024)) {
+                adobeVerifier.verify(adobeText, resourceID: "truTV").isValid
             },
             Operation(name: "metadata-decrypt", batch: 1, baseline: {
                 baseline.decrypt() && baseline.decrypt() && baseline.decrypt() && baseline.decrypt() && baseline.decrypt()
-            }, opensslOperations: 5) {
+            }, openssl: .sign(2048), opensslOperations: 5) {
                 try decryptor.decrypt(jsonText: metadataDocument).values.count == 7
             },
             Operation(name: "saml-verify-5k", batch: 8, baseline: nil) {
@@ -163,16 +208,22 @@ struct SpeedCommand: AsyncParsableCommand {
         let rounds = compareOpenssl ? max(2, Int(seconds.rounded(.up))) : 1
         let slice = compareOpenssl ? 1.0 : seconds
         var totals = [Tally](repeating: Tally(), count: operations.count)
-        var opensslRuns: [(sign: Double, verify: Double)] = []
+        // The RSA sizes the chosen operations are compared at; `openssl speed` runs only when there is one.
+        let opensslBits = compareOpenssl ? Array(Set(operations.compactMap { $0.openssl?.bits })).sorted() : []
+        var opensslRuns: [[Int: OpenSSLSpeed.Figures]] = []
         var version: String? = nil
         for round in 0..<rounds {
             let opensslFirst = round % 2 == 1
-            if compareOpenssl, opensslFirst { try runOpenSSL(round: round, rounds: rounds, into: &opensslRuns, version: &version) }
+            if !opensslBits.isEmpty, opensslFirst {
+                try runOpenSSL(bits: opensslBits, round: round, rounds: rounds, into: &opensslRuns, version: &version)
+            }
             for (index, operation) in operations.enumerated() {
                 Output.progress("round \(round + 1)/\(rounds): measuring \(operation.name) for \(slice) s...")
                 totals[index].add(try measure(operation, seconds: slice))
             }
-            if compareOpenssl, !opensslFirst { try runOpenSSL(round: round, rounds: rounds, into: &opensslRuns, version: &version) }
+            if !opensslBits.isEmpty, !opensslFirst {
+                try runOpenSSL(bits: opensslBits, round: round, rounds: rounds, into: &opensslRuns, version: &version)
+            }
         }
 
         var results: [Result] = []
@@ -181,9 +232,9 @@ struct SpeedCommand: AsyncParsableCommand {
             let baselineRate = tally.bare > 0 ? Double(tally.bare) / tally.bareSeconds : nil
             var result = Result(operation: operation.name, operations: tally.ours, seconds: tally.oursSeconds, opsPerSecond: rate,
                                 baselineOpsPerSecond: baselineRate, ratioToBaseline: baselineRate.map { rate / $0 })
-            if !opensslRuns.isEmpty, operation.baseline != nil {
-                let usesVerify = operation.name.hasSuffix("verify")
-                let values = opensslRuns.map { usesVerify ? $0.verify : $0.sign }
+            if let figure = operation.openssl {
+                let values = opensslRuns.compactMap { $0[figure.bits].map { figure.isVerify ? $0.verify : $0.sign } }
+                guard !values.isEmpty else { results.append(result); continue }
                 let reference = values.reduce(0, +) / Double(values.count) / operation.opensslOperations
                 result.opensslSpeedOpsPerSecond = reference
                 result.ratioToOpensslSpeed = rate / reference
@@ -211,18 +262,39 @@ struct SpeedCommand: AsyncParsableCommand {
         }
     }
 
+    /// The `openssl speed` figure an operation is compared with: verify/s or sign/s of one RSA key size.
+    enum OpenSSLFigure {
+        case verify(Int)
+        case sign(Int)
+
+        var bits: Int {
+            switch self {
+            case .verify(let bits), .sign(let bits): bits
+            }
+        }
+
+        var isVerify: Bool {
+            if case .verify = self { return true }
+            return false
+        }
+    }
+
     /// One operation to measure: the TVEKit call and the bare OpenSSL call it is paired with.
     struct Operation {
         var name: String
         var batch: Int
         var baseline: (() -> Bool)?
+        /// The `openssl speed` figure for --compare-openssl; `nil` for operations that `openssl speed` has no match for.
+        var openssl: OpenSSLFigure?
         /// How many `openssl speed` operations one call stands for (5 private-key operations for metadata-decrypt).
         var opensslOperations: Double
         var body: () throws -> Bool
-        init(name: String, batch: Int, baseline: (() -> Bool)?, opensslOperations: Double = 1, _ body: @escaping () throws -> Bool) {
+        init(name: String, batch: Int, baseline: (() -> Bool)?, openssl: OpenSSLFigure? = nil, opensslOperations: Double = 1,
+             _ body: @escaping () throws -> Bool) {
             self.name = name
             self.batch = batch
             self.baseline = baseline
+            self.openssl = openssl
             self.opensslOperations = opensslOperations
             self.body = body
         }
@@ -242,11 +314,13 @@ struct SpeedCommand: AsyncParsableCommand {
         }
     }
 
-    private func runOpenSSL(round: Int, rounds: Int, into runs: inout [(sign: Double, verify: Double)], version: inout String?) throws {
-        Output.progress("round \(round + 1)/\(rounds): running openssl speed -seconds 1 rsa2048...")
-        let (opensslVersion, sign, verify) = try OpenSSLSpeed.run(seconds: 1)
+    private func runOpenSSL(bits: [Int], round: Int, rounds: Int, into runs: inout [[Int: OpenSSLSpeed.Figures]],
+                            version: inout String?) throws {
+        let algorithms = bits.map { "rsa\($0)" }.joined(separator: " ")
+        Output.progress("round \(round + 1)/\(rounds): running openssl speed -seconds 1 \(algorithms)...")
+        let (opensslVersion, figures) = try OpenSSLSpeed.run(seconds: 1, bits: bits)
         version = opensslVersion
-        runs.append((sign, verify))
+        runs.append(figures)
     }
 
     /// Alternates 50 ms slices of the operation and its baseline until `seconds` have passed; every call must
@@ -283,20 +357,78 @@ struct SpeedCommand: AsyncParsableCommand {
     }
 }
 
-/// Runs the `openssl speed` command of this machine and reads its RSA-2048 line.
+extension SpeedCommand {
+    // A real Adobe media token of 2017 and the RSA-1024 key recovered from real tokens; see FORMATS.md §1. Both
+    // are public evidence (the token expired long ago), not a trust anchor.
+    static let adobeToken = "<signatureInfo>Xv1rtBY0MP5/CkaobJcjdkz0/f3gZ9248XqG7hULT5qWA0UZP04AY2efA21VBxBR5r1IWZMNx5doAPmYk9SKnaKdN45T88BdoOO8aeQeet2sEDXSHu+qjBLLYcW6+qNcxU3TT1KzQkqv90vIq6BdlqDEHbI5p/pwwWVX9hAB9+M=<signatureInfo><authToken><sessionGUID>a6c1d2fa9725d7857b6a9d3aa9195040</sessionGUID><requestorID>MML</requestorID><resourceID>truTV</resourceID><ttl>420000</ttl><issueTime>2017-03-15 16:40:46 -0700</issueTime><mvpdId>TWC</mvpdId></authToken>"
+
+    static let adobeKeyPEM = """
+        -----BEGIN PUBLIC KEY-----
+        MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC30++qBo/WyMfUcB7veNHJiMVX
+        t1zouTNtrWfQ81mJm9uSmYJs1booWq05vepNpHYSp3X50xLS8uYe7Ml88sjGppy0
+        rZB/Fc5Lq/7aukxw6/lWBzeP0WGUVtwukA7KdyOr1qNHrLNGYjuMs6yLaOB1Gssb
+        Z0+y13F/6yQHFCFuwwIDAQAB
+        -----END PUBLIC KEY-----
+        """
+
+    /// Two seconds after the token's issue time (2017-03-15 16:40:46 -0700); its lifetime is 420 s.
+    static let adobeTokenValidAt: Int64 = 1_489_621_246_000 + 2_000
+
+    /// The bare verify of the Adobe token's signature over its signed bytes (`<authToken>` to the end), with the
+    /// same key: cut out of the text directly, so that the baseline does not depend on the token parser.
+    static func adobeBaseline() throws -> OpenSSLVerifyBaseline {
+        let open = "<signatureInfo>"
+        guard adobeToken.hasPrefix(open), let close = adobeToken.range(of: open, range: open.endIndex..<adobeToken.endIndex),
+              let signed = adobeToken.range(of: "<authToken>")
+        else { throw CLIError(message: "the embedded Adobe token has an unexpected shape") }
+        let signature = try Base64.decode(adobeToken[open.endIndex..<close.lowerBound])
+        let key = try RSAPublicKey(unsafePEMRepresentation: adobeKeyPEM)
+        return try OpenSSLVerifyBaseline(publicKey: key, signature: signature, message: Array(adobeToken[signed.lowerBound...].utf8))
+    }
+}
+
+/// Runs the `openssl speed` command of this machine and reads its RSA lines.
 enum OpenSSLSpeed {
-    static func run(seconds: Int) throws -> (version: String, sign: Double, verify: Double) {
+    /// One key size's rates.
+    struct Figures {
+        var sign: Double
+        var verify: Double
+    }
+
+    /// Runs `openssl speed -seconds SECONDS rsaBITS...` and returns sign/s and verify/s for each size.
+    static func run(seconds: Int, bits: [Int]) throws -> (version: String, figures: [Int: Figures]) {
         let version = try output(["version"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        let text = try output(["speed", "-seconds", String(seconds), "rsa2048"])
-        // "rsa 2048 bits 0.000220s 0.000014s   4550.8  72286.3"
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("rsa 2048 bits") }) else {
-            throw CLIError(message: "could not read the rsa 2048 line of `openssl speed`")
+        let text = try output(["speed", "-seconds", String(seconds)] + bits.map { "rsa\($0)" })
+        return (version, try parse(text, bits: bits))
+    }
+
+    /// Reads the summary table of `openssl speed`:
+    ///
+    ///     "                  sign    verify    sign/s verify/s"
+    ///     "rsa 2048 bits 0.000220s 0.000014s   4550.8  72286.3"
+    ///
+    /// OpenSSL 3.2 and later add encryption and decryption columns ("encr./s", "decr./s"), so the rates are
+    /// matched with the header's column names rather than taken from the end of the line.
+    static func parse(_ text: String, bits: [Int]) throws -> [Int: Figures] {
+        let lines = text.split(separator: "\n").map { $0.split(separator: " ") }
+        var figures: [Int: Figures] = [:]
+        for size in bits {
+            guard let index = lines.firstIndex(where: { $0.count > 3 && $0[0] == "rsa" && $0[1] == "\(size)" && $0[2] == "bits" }) else {
+                throw CLIError(message: "could not read the rsa \(size) line of `openssl speed`")
+            }
+            // The nearest header above the line names the rate columns, in order.
+            guard let header = lines[..<index].last(where: { $0.contains("sign/s") }) else {
+                throw CLIError(message: "could not find the column names of `openssl speed`")
+            }
+            let names = header.filter { $0.hasSuffix("/s") }
+            // After "rsa 2048 bits": the times ("0.000220s", not numbers), then the rates.
+            let rates = lines[index].dropFirst(3).compactMap { Double($0) }
+            guard rates.count == names.count, let sign = names.firstIndex(of: "sign/s"), let verify = names.firstIndex(of: "verify/s") else {
+                throw CLIError(message: "could not read the figures of `openssl speed`: \(lines[index].joined(separator: " "))")
+            }
+            figures[size] = Figures(sign: rates[sign], verify: rates[verify])
         }
-        let numbers = line.split(separator: " ").compactMap { Double($0) }
-        guard numbers.count >= 3, let sign = numbers.dropLast().last, let verify = numbers.last else {
-            throw CLIError(message: "could not read the figures of `openssl speed`: \(line)")
-        }
-        return (version, sign, verify)
+        return figures
     }
 
     /// Runs `openssl ARGUMENTS` and returns its standard output.
