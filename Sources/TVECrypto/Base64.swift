@@ -43,6 +43,21 @@ public enum Base64 {
         try Base64Codec.decode(buffer, url: false, ignoringWhitespace: options.contains(.ignoringWhitespace))
     }
 
+    /// The output room ``decode(buffer:into:options:)`` needs for `count` bytes of Base64 text.
+    public static func maximumDecodedCount(forEncodedCount count: Int) -> Int { Base64Codec.decodedCapacity(count) }
+
+    /// Decodes standard Base64 into a caller's buffer, with no allocation (the same rules and errors as
+    /// ``decode(buffer:options:)``).
+    /// - Parameter output: at least ``maximumDecodedCount(forEncodedCount:)`` bytes; wiped on an error.
+    /// - Returns: the number of bytes written.
+    /// - Throws: ``TVECryptoError/Code/invalidBase64``, or ``TVECryptoError/Code/invalidParameter`` when `output`
+    ///   is too small.
+    public static func decode(buffer: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                              options: DecodingOptions = []) throws -> Int {
+        try Base64Codec.decode(buffer, url: false, ignoringWhitespace: options.contains(.ignoringWhitespace),
+                               into: output.bindMemory(to: UInt8.self))
+    }
+
     @usableFromInline
     static func _decode(_ bytes: UnsafeRawBufferPointer, ignoringWhitespace: Bool) throws -> [UInt8] {
         try Base64Codec.decode(bytes, url: false, ignoringWhitespace: ignoringWhitespace)
@@ -183,34 +198,50 @@ enum Base64Codec {
     /// fast path takes over again. Both paths decode a group of four alphabet symbols alike, so the result and the
     /// errors are those of the exact path alone.
     static func decode(_ text: UnsafeRawBufferPointer, url: Bool, ignoringWhitespace: Bool) throws -> [UInt8] {
-        let table = url ? urlTable : standardTable
-        let groupTable = url ? urlGroupTable : standardGroupTable
         var failure: TVECryptoError? = nil
-        let capacity = text.count / 4 * 3 + 3
-        let result = table.withUnsafeBufferPointer { table in
-            groupTable.withUnsafeBufferPointer { groupTable in
-                [UInt8](unsafeUninitializedCapacity: capacity) { out, written in
-                    var state = DecodingState()
-                    do {
-                        while true {
-                            decodeGroups(text, groupTable: groupTable, into: out, state: &state)
-                            if state.position == text.count { break }
-                            if try decodeRest(text, url: url, ignoringWhitespace: ignoringWhitespace, table: table, into: out,
-                                              state: &state) {
-                                break
-                            }
-                        }
-                    } catch {
-                        failure = error as? TVECryptoError ?? TVECryptoError.invalidBase64()
-                        wipe(UnsafeMutableRawBufferPointer(out))
-                        state.count = 0
-                    }
-                    written = state.count
-                }
+        let result = [UInt8](unsafeUninitializedCapacity: decodedCapacity(text.count)) { out, written in
+            do {
+                written = try decode(text, url: url, ignoringWhitespace: ignoringWhitespace, into: out)
+            } catch {
+                failure = error as? TVECryptoError ?? TVECryptoError.invalidBase64()
+                written = 0
             }
         }
         if let failure { throw failure }
         return result
+    }
+
+    /// The output room ``decode(_:url:ignoringWhitespace:into:)`` needs for `count` input bytes.
+    @inline(__always)
+    static func decodedCapacity(_ count: Int) -> Int { count / 4 * 3 + 3 }
+
+    /// Decodes into `out`, which holds at least ``decodedCapacity(_:)`` bytes; returns the bytes written. On an
+    /// error `out` is wiped.
+    static func decode(_ text: UnsafeRawBufferPointer, url: Bool, ignoringWhitespace: Bool,
+                       into out: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
+        guard out.count >= decodedCapacity(text.count) else {
+            throw TVECryptoError.invalidParameter(reason: "the output buffer is too small for the Base64 text")
+        }
+        let table = url ? urlTable : standardTable
+        let groupTable = url ? urlGroupTable : standardGroupTable
+        return try table.withUnsafeBufferPointer { table in
+            try groupTable.withUnsafeBufferPointer { groupTable in
+                var state = DecodingState()
+                do {
+                    while true {
+                        decodeGroups(text, groupTable: groupTable, into: out, state: &state)
+                        if state.position == text.count { break }
+                        if try decodeRest(text, url: url, ignoringWhitespace: ignoringWhitespace, table: table, into: out, state: &state) {
+                            break
+                        }
+                    }
+                } catch {
+                    wipe(UnsafeMutableRawBufferPointer(out))
+                    throw error
+                }
+                return state.count
+            }
+        }
     }
 
     /// Where decoding stands between the two paths: always at a group boundary with no padding seen.
@@ -237,8 +268,20 @@ enum Base64Codec {
         let end = text.count
         var position = state.position
         var count = state.count
-        // Two groups (eight symbols, six bytes) per step, written as one big-endian 8-byte store whose last two
-        // bytes the next step overwrites.
+        // Four groups (sixteen symbols, twelve bytes) per step, as two big-endian 8-byte stores whose last two bytes
+        // the next store overwrites; then two groups per step.
+        while end &- position >= 16, out.count &- count >= 14 {
+            let p = input + position
+            let g0 = t[Int(p[0])] | t[256 + Int(p[1])] | t[512 + Int(p[2])] | t[768 + Int(p[3])]
+            let g1 = t[Int(p[4])] | t[256 + Int(p[5])] | t[512 + Int(p[6])] | t[768 + Int(p[7])]
+            let g2 = t[Int(p[8])] | t[256 + Int(p[9])] | t[512 + Int(p[10])] | t[768 + Int(p[11])]
+            let g3 = t[Int(p[12])] | t[256 + Int(p[13])] | t[512 + Int(p[14])] | t[768 + Int(p[15])]
+            guard (g0 | g1 | g2 | g3) < 0x0100_0000 else { break }
+            UnsafeMutableRawPointer(output + count).storeBytes(of: (UInt64(g0) << 40 | UInt64(g1) << 16).bigEndian, as: UInt64.self)
+            UnsafeMutableRawPointer(output + count + 6).storeBytes(of: (UInt64(g2) << 40 | UInt64(g3) << 16).bigEndian, as: UInt64.self)
+            count &+= 12
+            position &+= 16
+        }
         while end &- position >= 8, out.count &- count >= 8 {
             let p = input + position
             let first = t[Int(p[0])] | t[256 + Int(p[1])] | t[512 + Int(p[2])] | t[768 + Int(p[3])]

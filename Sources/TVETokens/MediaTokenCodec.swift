@@ -8,45 +8,47 @@ import TVECrypto
 enum MediaTokenCodec {
     static let signatureInfoOpen = Array("<signatureInfo>".utf8)
     static let signatureInfoClose = Array("</signatureInfo>".utf8)
-    static let cdataOpen = Array("<![CDATA[".utf8)
 
     /// The children of the root, in order.
     static let fieldNames = ["sessionGUID", "requestorID", "resourceID", "ttl", "issueTime", "mvpdId", "proxyMvpdId"]
     static let sessionGUID = 0, requestorID = 1, resourceID = 2, ttl = 3, issueTime = 4, mvpdId = 5, proxyMvpdId = 6
 
-    /// Every tag the parser looks for, in one buffer that lives for the process: slicing it costs no reference
-    /// counting on the hot path.
+    /// Every literal the parser looks for, in one buffer that lives for the process, with tables of pointers into
+    /// it: the hot path touches no reference-counted storage.
     struct Tags {
-        let buffer: UnsafeRawBufferPointer
-        let fieldOpen: [Range<Int>]
-        let fieldClose: [Range<Int>]
-        let rootOpen: [Range<Int>]
-        let rootClose: [Range<Int>]
+        let fieldOpen: UnsafeBufferPointer<UnsafeRawBufferPointer>
+        let fieldClose: UnsafeBufferPointer<UnsafeRawBufferPointer>
+        let rootOpen: UnsafeBufferPointer<UnsafeRawBufferPointer>
+        let rootClose: UnsafeBufferPointer<UnsafeRawBufferPointer>
+        let signatureInfoOpen: UnsafeRawBufferPointer
+        let signatureInfoClose: UnsafeRawBufferPointer
+        let cdataOpen: UnsafeRawBufferPointer
     }
 
-    // nonisolated(unsafe): the buffer is written once in this initialiser and only read afterwards.
+    // nonisolated(unsafe): the buffers are written once in this initialiser and only read afterwards.
     nonisolated(unsafe) static let tags: Tags = {
-        var bytes: [UInt8] = []
-        func add(_ text: String) -> Range<Int> {
-            let start = bytes.count
-            bytes += Array(text.utf8)
-            return start..<bytes.count
-        }
-        let fieldOpen = fieldNames.map { add("<\($0)>") }
-        let fieldClose = fieldNames.map { add("</\($0)>") }
-        let roots = ShortMediaToken.Form.Root.allCases
-        let rootOpen = roots.map { add("<\($0.rawValue)>") }
-        let rootClose = roots.map { add("</\($0.rawValue)>") }
+        let roots = ShortMediaToken.Form.Root.allCases.map(\.rawValue)
+        let literals = fieldNames.map { "<\($0)>" } + fieldNames.map { "</\($0)>" } + roots.map { "<\($0)>" } + roots.map { "</\($0)>" }
+            + ["<signatureInfo>", "</signatureInfo>", "<![CDATA["]
+        let bytes = Array(literals.joined().utf8)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
         buffer.copyBytes(from: bytes)
-        return Tags(buffer: UnsafeRawBufferPointer(buffer), fieldOpen: fieldOpen, fieldClose: fieldClose, rootOpen: rootOpen,
-                    rootClose: rootClose)
+        let pointers = UnsafeMutableBufferPointer<UnsafeRawBufferPointer>.allocate(capacity: literals.count)
+        var start = 0
+        for (index, literal) in literals.enumerated() {
+            let end = start + literal.utf8.count
+            pointers[index] = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[start..<end])
+            start = end
+        }
+        let all = UnsafeBufferPointer(pointers)
+        let fields = fieldNames.count
+        return Tags(fieldOpen: UnsafeBufferPointer(rebasing: all[0..<fields]),
+                    fieldClose: UnsafeBufferPointer(rebasing: all[fields..<(2 * fields)]),
+                    rootOpen: UnsafeBufferPointer(rebasing: all[(2 * fields)..<(2 * fields + 2)]),
+                    rootClose: UnsafeBufferPointer(rebasing: all[(2 * fields + 2)..<(2 * fields + 4)]),
+                    signatureInfoOpen: all[2 * fields + 4], signatureInfoClose: all[2 * fields + 5], cdataOpen: all[2 * fields + 6])
     }()
 
-    static func fieldOpenTag(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: tags.buffer[tags.fieldOpen[index]]) }
-    static func fieldCloseTag(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: tags.buffer[tags.fieldClose[index]]) }
-    static func rootOpenTag(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: tags.buffer[tags.rootOpen[index]]) }
-    static func rootCloseTag(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: tags.buffer[tags.rootClose[index]]) }
 
     // MARK: Parsing
 
@@ -57,7 +59,8 @@ enum MediaTokenCodec {
             throw MediaTokenError.inputTooLarge(reason: "the token is \(count) bytes; the limit is \(ShortMediaToken.maximumInputBytes)")
         }
         let text: [UInt8]
-        if Scanner(bytes: input).peek(signatureInfoOpen) {
+        let tags = Self.tags
+        if Scanner(bytes: input, tags: tags).peek(tags.signatureInfoOpen) {
             text = [UInt8](input)
         } else {
             do {
@@ -65,42 +68,45 @@ enum MediaTokenCodec {
             } catch let error as TVECryptoError {
                 throw MediaTokenError.malformedToken(reason: "the token is neither token text nor valid Base64: \(error.reason)")
             }
-            guard text.withUnsafeBytes({ Scanner(bytes: $0).peek(signatureInfoOpen) }) else {
+            guard text.withUnsafeBytes({ Scanner(bytes: $0, tags: tags).peek(tags.signatureInfoOpen) }) else {
                 throw MediaTokenError.malformedToken(reason: "the decoded token does not start with <signatureInfo>")
             }
         }
-        return try text.withUnsafeBytes { try parseText($0, owning: text) }
+        return try text.withUnsafeBytes { try parseText($0, owning: text, tags: tags) }
     }
 
-    private static func parseText(_ bytes: UnsafeRawBufferPointer, owning text: [UInt8]) throws -> ShortMediaToken {
-        var scanner = Scanner(bytes: bytes)
-        try scanner.expect(signatureInfoOpen, "<signatureInfo>")
+    private static func parseText(_ bytes: UnsafeRawBufferPointer, owning text: [UInt8], tags: Tags) throws -> ShortMediaToken {
+        var scanner = Scanner(bytes: bytes, tags: tags)
+        try scanner.expect(tags.signatureInfoOpen, "<signatureInfo>")
         let signatureText = scanner.textRun()
         let signatureInfoEnd: ShortMediaToken.Form.SignatureInfoEnd
-        if scanner.peek(signatureInfoOpen) {
+        if scanner.peek(tags.signatureInfoOpen) {
             signatureInfoEnd = .unslashed
-            scanner.index += signatureInfoOpen.count
+            scanner.index += tags.signatureInfoOpen.count
         } else {
-            try scanner.expect(signatureInfoClose, "<signatureInfo> or </signatureInfo>")
+            try scanner.expect(tags.signatureInfoClose, "<signatureInfo> or </signatureInfo>")
             signatureInfoEnd = .slashed
         }
-        let signature: [UInt8]
+        // Checked here by decoding into temporary storage; the bytes are decoded again when needed.
+        let encodedSignature = UnsafeRawBufferPointer(rebasing: bytes[signatureText])
         do {
-            signature = try Base64.decode(buffer: UnsafeRawBufferPointer(rebasing: bytes[signatureText]))
+            _ = try withUnsafeTemporaryAllocation(byteCount: Base64.maximumDecodedCount(forEncodedCount: encodedSignature.count), alignment: 1) {
+                try Base64.decode(buffer: encodedSignature, into: $0)
+            }
         } catch let error as TVECryptoError {
             throw MediaTokenError.malformedToken(reason: "signatureInfo is not canonical Base64 (\(error.reason))")
         }
 
         let signedStart = scanner.index
         let rootIndex: Int
-        if scanner.peek(rootOpenTag(0)) {
+        if scanner.peek(tags.rootOpen[0]) {
             rootIndex = 0
-        } else if scanner.peek(rootOpenTag(1)) {
+        } else if scanner.peek(tags.rootOpen[1]) {
             rootIndex = 1
         } else {
             throw MediaTokenError.malformedToken(reason: "expected <authToken> or <shortAuthorizationToken> at byte \(scanner.index)")
         }
-        scanner.index += rootOpenTag(rootIndex).count
+        scanner.index += tags.rootOpen[rootIndex].count
         let root: ShortMediaToken.Form.Root = rootIndex == 0 ? .authToken : .shortAuthorizationToken
 
         let sessionGUID = try readString(&scanner, field: sessionGUID, required: true)
@@ -111,10 +117,14 @@ enum MediaTokenCodec {
         let issueTimeField = try readField(&scanner, field: issueTime)
         let (issueTime, encoding) = try issueTimeField.withBytes(in: bytes) { try MediaTokenTime.parse($0, offset: issueTimeField.offset) }
         // The shape checks above leave only ASCII digits, spaces, '-', ':' and '+' in the text.
-        let issueTimeText = issueTimeField.withBytes(in: bytes) { String(decoding: $0, as: UTF8.self) }
+        let issueTimeText: ShortMediaToken.Field
+        switch issueTimeField.storage {
+        case .slice(let range, _): issueTimeText = .inText(range)
+        case .decoded(let decoded): issueTimeText = .decoded(String(decoding: decoded, as: UTF8.self))
+        }
         let mvpdId = try readString(&scanner, field: mvpdId, required: true)
-        let proxyMvpdId = scanner.peek(fieldOpenTag(proxyMvpdId)) ? try readString(&scanner, field: proxyMvpdId, required: false) : nil
-        try scanner.expect(rootCloseTag(rootIndex), "</\(root.rawValue)>")
+        let proxyMvpdId = scanner.peek(tags.fieldOpen[proxyMvpdId]) ? try readString(&scanner, field: proxyMvpdId, required: false) : nil
+        try scanner.expect(tags.rootClose[rootIndex], "</\(root.rawValue)>")
         let signedEnd = scanner.index
         guard scanner.index == bytes.count else {
             throw MediaTokenError.malformedToken(reason: "\(bytes.count - scanner.index) trailing bytes after </\(root.rawValue)> at byte \(scanner.index)")
@@ -122,22 +132,23 @@ enum MediaTokenCodec {
         let form = ShortMediaToken.Form(root: root, signatureInfoEnd: signatureInfoEnd, issueTimeEncoding: encoding)
         return ShortMediaToken(sessionGUID: sessionGUID, requestorID: requestorID, resourceID: resourceID, ttl: ttl,
                                issueTime: issueTime, issueTimeText: issueTimeText, mvpdId: mvpdId, proxyMvpdId: proxyMvpdId,
-                               signature: signature, text: text, signedRange: signedStart..<signedEnd, form: form)
+                               signatureTextRange: signatureText, text: text, signedRange: signedStart..<signedEnd, form: form)
     }
 
-    /// `<name>text</name>` as a validated string.
-    private static func readString(_ scanner: inout Scanner, field index: Int, required: Bool) throws -> String {
+    /// `<name>text</name>`, validated: left in the text when it is ASCII and needed no decoding, else a string.
+    private static func readString(_ scanner: inout Scanner, field index: Int, required: Bool) throws -> ShortMediaToken.Field {
         let field = try readField(&scanner, field: index)
         if required, field.isEmpty { throw MediaTokenError.malformedToken(reason: "\(fieldNames[index]) at byte \(field.offset) is empty") }
-        return try field.string(in: scanner.bytes, field: index)
+        if case .slice(let range, true) = field.storage { return .inText(range) }
+        return .decoded(try field.string(in: scanner.bytes, field: index))
     }
 
     /// `<name>text</name>`: the text's decoded bytes, in place when it needs no decoding.
     private static func readField(_ scanner: inout Scanner, field index: Int) throws -> FieldText {
-        try scanner.expect(fieldOpenTag(index), "<\(fieldNames[index])>")
+        try scanner.expect(scanner.tags.fieldOpen[index], "<\(fieldNames[index])>")
         let start = scanner.index
         let run = scanner.textRun()
-        let close = fieldCloseTag(index)
+        let close = scanner.tags.fieldClose[index]
         if scanner.peek(close) {
             scanner.index += close.count
             let raw = UnsafeRawBufferPointer(rebasing: scanner.bytes[run])
@@ -162,10 +173,10 @@ enum MediaTokenCodec {
                 scanner.index += close.count
                 return FieldText(storage: .decoded(out), offset: start)
             }
-            guard scanner.peek(cdataOpen) else {
+            guard scanner.peek(scanner.tags.cdataOpen) else {
                 throw MediaTokenError.malformedToken(reason: "expected </\(fieldNames[index])> or <![CDATA[ at byte \(scanner.index)")
             }
-            let contentStart = scanner.index + cdataOpen.count
+            let contentStart = scanner.index + scanner.tags.cdataOpen.count
             guard let end = MediaTokenText.cdataEnd(in: scanner.bytes, from: contentStart) else {
                 throw MediaTokenError.malformedToken(reason: "the CDATA section in \(fieldNames[index]) at byte \(scanner.index) is not closed")
             }
@@ -206,16 +217,9 @@ enum MediaTokenCodec {
             }
         }
 
+        /// The text as a validated string (the rare path: decoded or not ASCII).
         func string(in text: UnsafeRawBufferPointer, field index: Int) throws -> String {
-            if case .slice(let range, true) = storage {
-                // ASCII, the usual case: written in place, one allocation at most (none up to 15 bytes).
-                let raw = UnsafeRawBufferPointer(rebasing: text[range])
-                return String(unsafeUninitializedCapacity: raw.count) { buffer in
-                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
-                    return raw.count
-                }
-            }
-            return try withBytes(in: text) { raw in
+            try withBytes(in: text) { raw in
                 guard let string = String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) else {
                     throw MediaTokenError.malformedToken(reason: "\(MediaTokenCodec.fieldNames[index]) at byte \(offset) is not valid UTF-8")
                 }
@@ -227,13 +231,41 @@ enum MediaTokenCodec {
     /// A forward-only cursor over the token bytes.
     struct Scanner {
         let bytes: UnsafeRawBufferPointer
+        /// The literals, fetched once per token (a global's every access costs a `swift_once` check).
+        let tags: Tags
         var index = 0
 
+        @inline(__always)
         func peek(_ literal: UnsafeRawBufferPointer) -> Bool {
             guard bytes.count - index >= literal.count, let base = bytes.baseAddress, let expected = literal.baseAddress else {
                 return literal.isEmpty
             }
-            return memcmp(expected, base + index, literal.count) == 0
+            return Self.equal(base + index, expected, literal.count)
+        }
+
+        /// Byte equality for short literals (tags are 5 to 26 bytes): unaligned 8-byte words, the last one overlapping,
+        /// instead of a call to `memcmp` per tag.
+        @inline(__always)
+        static func equal(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+            if count >= 8 {
+                var offset = 0
+                while offset + 8 <= count {
+                    if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                        return false
+                    }
+                    offset += 8
+                }
+                return offset == count
+                    || a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            }
+            if count >= 4 {
+                return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                    && a.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+            }
+            for offset in 0..<count where a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) {
+                return false
+            }
+            return true
         }
 
         func peek(_ literal: [UInt8]) -> Bool {
@@ -252,10 +284,25 @@ enum MediaTokenCodec {
             try literal.withUnsafeBytes { try expect($0, name()) }
         }
 
-        /// Moves past the text up to the next `<` (or the end) and returns its range.
+        /// Moves past the text up to the next `<` (or the end) and returns its range. Fields are short: the first
+        /// 64 bytes are searched eight at a time inline, the rest with `memchr`.
+        @inline(__always)
         mutating func textRun() -> Range<Int> {
             let start = index
             guard let base = bytes.baseAddress, index < bytes.count else { return start..<start }
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let limit = min(bytes.count, index + 64)
+            while index + 8 <= limit {
+                // In little-endian order the first byte in memory is the lowest; the lowest flagged byte is then the
+                // first '<' (the borrow can only flag bytes after a real match).
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) ^ (ones &* 0x3C)
+                let zeros = (word &- ones) & ~word & (ones &* 0x80)
+                if zeros != 0 {
+                    index += zeros.trailingZeroBitCount / 8
+                    return start..<index
+                }
+                index += 8
+            }
             if let found = memchr(base + index, Int32(UInt8(ascii: "<")), bytes.count - index) {
                 index = base.distance(to: UnsafeRawPointer(found))
             } else {

@@ -55,12 +55,13 @@ public struct MediaTokenIssuer: Sendable {
         } catch {
             throw MediaTokenError.signingFailed(reason: "RSA signing failed")
         }
-        let (text, range) = MediaTokenWriter.tokenText(signature: signature, signedElement: element, form: form)
+        let (text, signatureTextRange, range) = MediaTokenWriter.tokenText(signature: signature, signedElement: element, form: form)
         guard text.count <= ShortMediaToken.maximumInputBytes else {
             throw MediaTokenError.invalidField(reason: "the token would be \(text.count) bytes; the limit is \(ShortMediaToken.maximumInputBytes)")
         }
-        return ShortMediaToken(sessionGUID: sessionGUID, requestorID: requestorID, resourceID: resourceID, ttl: ttl, issueTime: issued,
-                               issueTimeText: timeText, mvpdId: mvpdId, proxyMvpdId: proxyMvpdId, signature: signature, text: text,
+        return ShortMediaToken(sessionGUID: .decoded(sessionGUID), requestorID: .decoded(requestorID), resourceID: .decoded(resourceID),
+                               ttl: ttl, issueTime: issued, issueTimeText: .decoded(timeText), mvpdId: .decoded(mvpdId),
+                               proxyMvpdId: proxyMvpdId.map { .decoded($0) }, signatureTextRange: signatureTextRange, text: text,
                                signedRange: range, form: form)
     }
 }

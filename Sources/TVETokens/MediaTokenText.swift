@@ -11,15 +11,31 @@ enum MediaTokenText {
         let isASCII: Bool
     }
 
+    /// One pass, eight bytes at a time: any `&` or `]` (a word has a zero byte after XOR with the repeated
+    /// character), and the OR of every byte for the ASCII test.
     @inline(__always)
     static func classify(_ raw: UnsafeRawBufferPointer) -> Kind {
-        var combined: UInt8 = 0
+        guard let base = raw.baseAddress else { return Kind(isPlain: true, isASCII: true) }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        var combined: UInt64 = 0
         var special = false
-        for byte in raw {
-            combined |= byte
-            special = special || byte == UInt8(ascii: "&") || byte == UInt8(ascii: "]")
+        var offset = 0
+        let count = raw.count
+        while offset + 8 <= count {
+            let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            combined |= word
+            if hasZeroByte(word ^ (ones &* 0x26)) || hasZeroByte(word ^ (ones &* 0x5D)) { special = true }
+            offset += 8
         }
-        return Kind(isPlain: !special, isASCII: combined < 0x80)
+        while offset < count {
+            let byte = base.load(fromByteOffset: offset, as: UInt8.self)
+            combined |= UInt64(byte)
+            if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "]") { special = true }
+            offset += 1
+        }
+        return Kind(isPlain: !special, isASCII: combined & highs == 0)
     }
 
     static let entities: [(encoded: [UInt8], byte: UInt8)] = [

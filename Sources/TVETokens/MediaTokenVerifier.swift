@@ -196,13 +196,17 @@ public struct MediaTokenVerifier: Sendable {
     /// Verifies an already parsed token.
     public func verify(parsed token: ShortMediaToken, resourceID: String? = nil) -> MediaTokenVerification {
         let signedBytes = token.signedBytes
-        guard trustedKeys.contains(where: { $0.isValidSignature(token.signature, for: signedBytes, padding: .pkcs1v15SHA256) }) else {
+        let authentic = token.withSignature { signature in
+            trustedKeys.contains { $0.isValidSignature(signature, for: signedBytes, padding: .pkcs1v15SHA256) }
+        }
+        guard authentic else {
             return .invalid(.invalidSignature, "no trusted key verifies the signature")
         }
-        guard Self.sameBytes(token.requestorID, requestorID) else {
+        guard token.field(token.requestorIDStorage, equals: requestorID) else {
             return .invalid(.invalidRequestorID, "the token was issued to another requestor")
         }
-        if let resourceID, !MRSSResource.resource(token.resourceID, matches: resourceID) {
+        if let resourceID, !token.field(token.resourceIDStorage, equals: resourceID),
+           !MRSSResource.resource(token.resourceID, matches: resourceID) {
             return .invalid(.invalidResourceID, "the token authorizes another resource")
         }
         let now = clock.nowMilliseconds

@@ -52,11 +52,15 @@ enum MediaTokenWriter {
     }
 
     /// The token text: `signatureInfo` with the Base64 signature, then the signed element.
-    static func tokenText(signature: [UInt8], signedElement: [UInt8], form: ShortMediaToken.Form) -> (text: [UInt8], signedRange: Range<Int>) {
-        var text = MediaTokenCodec.signatureInfoOpen + Array(Base64.encode(signature).utf8)
+    static func tokenText(signature: [UInt8], signedElement: [UInt8], form: ShortMediaToken.Form)
+        -> (text: [UInt8], signatureTextRange: Range<Int>, signedRange: Range<Int>) {
+        var text = MediaTokenCodec.signatureInfoOpen
+        let signatureStart = text.count
+        text += Array(Base64.encode(signature).utf8)
+        let signatureTextRange = signatureStart..<text.count
         text += form.signatureInfoEnd == .unslashed ? MediaTokenCodec.signatureInfoOpen : MediaTokenCodec.signatureInfoClose
         let start = text.count
         text += signedElement
-        return (text, start..<text.count)
+        return (text, signatureTextRange, start..<text.count)
     }
 }

@@ -28,24 +28,84 @@ import TVECrypto
 /// Everything in a `ShortMediaToken` comes from the token itself and is untrusted until ``MediaTokenVerifier`` says
 /// the token is valid; use the ``VerifiedMediaToken`` it returns, not these fields, for decisions.
 public struct ShortMediaToken: Sendable, Hashable {
+    /// Tokens are equal when their texts are: every field is read from the text.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.text == rhs.text }
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+
     /// The MVPD-scoped user session identifier.
-    public let sessionGUID: String
+    public var sessionGUID: String { string(sessionGUIDStorage) }
     /// The requestor (programmer) the token was issued to.
-    public let requestorID: String
+    public var requestorID: String { string(requestorIDStorage) }
     /// The resource the token authorizes: a plain channel ID or an MRSS document (see ``MRSSResource``).
-    public let resourceID: String
+    public var resourceID: String { string(resourceIDStorage) }
     /// The lifetime in milliseconds.
     public let ttl: Int64
     /// The issue time in milliseconds since the Unix epoch (whole seconds for a dated `issueTime`).
     public let issueTime: Int64
     /// The `issueTime` text as sent (after CDATA and entity decoding), such as `2017-03-15 16:40:46 -0700`.
-    public let issueTimeText: String
+    public var issueTimeText: String { string(issueTimeStorage) }
     /// The MVPD that authorized the user.
-    public let mvpdId: String
+    public var mvpdId: String { string(mvpdIdStorage) }
     /// The proxy MVPD: `nil` when the element is absent, `""` when it is empty.
-    public let proxyMvpdId: String?
-    /// The signature bytes from `signatureInfo`.
-    public let signature: [UInt8]
+    public var proxyMvpdId: String? { proxyMvpdIdStorage.map(string) }
+
+    /// Where a field's text is. The usual field (ASCII, no entity, no CDATA) stays in ``text`` until it is asked
+    /// for, so parsing makes no string; a field that needed decoding, or is not ASCII, is kept decoded and validated.
+    enum Field: Sendable {
+        case inText(Range<Int>)
+        case decoded(String)
+    }
+    let sessionGUIDStorage: Field
+    let requestorIDStorage: Field
+    let resourceIDStorage: Field
+    let issueTimeStorage: Field
+    let mvpdIdStorage: Field
+    let proxyMvpdIdStorage: Field?
+
+    func string(_ field: Field) -> String {
+        switch field {
+        case .inText(let range): String(decoding: text[range], as: UTF8.self)
+        case .decoded(let string): string
+        }
+    }
+
+    /// Whether a field is exactly the UTF-8 bytes of `value` (no Unicode normalisation), without making a string.
+    func field(_ field: Field, equals value: String) -> Bool {
+        switch field {
+        case .inText(let range):
+            var value = value
+            return value.withUTF8 { other in
+                guard other.count == range.count else { return false }
+                return text.withUnsafeBufferPointer { all in
+                    guard let left = all.baseAddress, let right = other.baseAddress else { return range.isEmpty }
+                    return memcmp(left + range.lowerBound, right, range.count) == 0
+                }
+            }
+        case .decoded(let string):
+            return MediaTokenVerifier.sameBytes(string, value)
+        }
+    }
+
+    /// The signature bytes from `signatureInfo` (decoded on each access; the parser has checked the Base64).
+    public var signature: [UInt8] {
+        withSignature { [UInt8]($0) }
+    }
+    /// Where the signature's Base64 text lies in ``text``.
+    let signatureTextRange: Range<Int>
+
+    /// Calls `body` with the signature bytes, decoded into temporary storage (no heap allocation for the usual
+    /// sizes): the verifier's path.
+    func withSignature<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try text.withUnsafeBytes { all in
+            let encoded = UnsafeRawBufferPointer(rebasing: all[signatureTextRange])
+            return try withUnsafeTemporaryAllocation(byteCount: Base64.maximumDecodedCount(forEncodedCount: encoded.count), alignment: 1) { buffer in
+                // Checked by the parser (or written by the issuer): it decodes; an impossible failure gives no bytes,
+                // which no key verifies.
+                let count = (try? Base64.decode(buffer: encoded, into: buffer)) ?? 0
+                return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            }
+        }
+    }
     /// The whole token text.
     public let text: [UInt8]
     /// Where the signed bytes lie in ``text``.
@@ -88,17 +148,17 @@ public struct ShortMediaToken: Sendable, Hashable {
         self = try input.withUTF8 { try MediaTokenCodec.parse(UnsafeRawBufferPointer($0)) }
     }
 
-    init(sessionGUID: String, requestorID: String, resourceID: String, ttl: Int64, issueTime: Int64, issueTimeText: String,
-         mvpdId: String, proxyMvpdId: String?, signature: [UInt8], text: [UInt8], signedRange: Range<Int>, form: Form) {
-        self.sessionGUID = sessionGUID
-        self.requestorID = requestorID
-        self.resourceID = resourceID
+    init(sessionGUID: Field, requestorID: Field, resourceID: Field, ttl: Int64, issueTime: Int64, issueTimeText: Field,
+         mvpdId: Field, proxyMvpdId: Field?, signatureTextRange: Range<Int>, text: [UInt8], signedRange: Range<Int>, form: Form) {
+        sessionGUIDStorage = sessionGUID
+        requestorIDStorage = requestorID
+        resourceIDStorage = resourceID
         self.ttl = ttl
         self.issueTime = issueTime
-        self.issueTimeText = issueTimeText
-        self.mvpdId = mvpdId
-        self.proxyMvpdId = proxyMvpdId
-        self.signature = signature
+        issueTimeStorage = issueTimeText
+        mvpdIdStorage = mvpdId
+        proxyMvpdIdStorage = proxyMvpdId
+        self.signatureTextRange = signatureTextRange
         self.text = text
         self.signedRange = signedRange
         self.form = form
