@@ -143,7 +143,9 @@ final class DemoDelegate: EntitlementDelegate, EntitlementStatus, Sendable {
     }
     func displayProviderDialog(_ mvpds: [MVPD]) { add(.providers(mvpds), "displayProviderDialog([\(mvpds.map(\.displayName).joined(separator: ", "))])") }
     func navigateToUrl(_ url: URL) { add(.navigate(url), "navigateToUrl(\(url.path))") }
-    func setToken(_ token: String, forResource resource: String) { add(.token(token, resource), "setToken(<\(token.utf8.count)-byte media token>, \(resource))") }
+    func setToken(_ token: String, forResource resource: String) {
+        add(.token(token, resource), "setToken(<\(token.utf8.count)-byte media token>, \(Demo.shown(resource)))")
+    }
     func tokenRequestFailed(_ resource: String, errorCode: String, errorDescription: String) {
         add(.failed(resource, errorCode, errorDescription), "tokenRequestFailed(\(resource), \(errorCode), \"\(errorDescription)\")")
     }
@@ -183,6 +185,11 @@ struct Demo: Sendable {
         guard condition else { throw CLIError(message: what) }
     }
 
+    /// A resource as the transcript shows it: an MRSS document by its size.
+    static func shown(_ resource: String) -> String {
+        resource.utf8.first == UInt8(ascii: "<") ? "<MRSS \(resource.utf8.count) bytes>" : resource
+    }
+
     /// An MRSS resource for an episode of the `news` channel, as a programmer's app may ask for it.
     static let newsEpisode = #"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>news</title>"#
         + #"<item><title>Evening news</title><guid>news-2026-11-25</guid><media:rating scheme="urn:v-chip">tv-g</media:rating></item></channel></rss>"#
@@ -190,7 +197,7 @@ struct Demo: Sendable {
     /// checkAuthorization → setToken, and the token checked as a player's back end would (for `playing`, the
     /// resource it is about to play; the requested resource by default).
     func authorizeAndVerify(_ resource: String, playing: String? = nil, _ enabler: AccessEnabler, _ delegate: DemoDelegate) async throws {
-        let shown = resource.utf8.first == UInt8(ascii: "<") ? "<MRSS \(resource.utf8.count) bytes>" : resource
+        let shown = Self.shown(resource)
         transcript.call("checkAuthorization(\(shown))")
         enabler.checkAuthorization(resource)
         let token = try await delegate.next("setToken") { if case .token(let token, _) = $0 { token } else { nil } }
