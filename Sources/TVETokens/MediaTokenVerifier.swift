@@ -53,26 +53,30 @@ public struct MediaTokenVerification: Sendable, CustomStringConvertible {
     }
 }
 
-/// The fields of a token that verified, with the getters of Adobe's `ITokenVerifier`.
+/// The fields of a token that verified, with the getters of Adobe's `ITokenVerifier`. The strings are read from the
+/// token's text when asked for.
 public struct VerifiedMediaToken: Sendable, Hashable {
+    /// The verified token.
+    let token: ShortMediaToken
+
     /// `getResourceID()`.
-    public let resourceID: String
+    public var resourceID: String { token.resourceID }
     /// `getTimeIssued()`, in milliseconds since the Unix epoch.
-    public let timeIssued: Int64
+    public var timeIssued: Int64 { token.issueTime }
     /// `getTimeToLive()`, in milliseconds.
-    public let timeToLive: Int64
+    public var timeToLive: Int64 { token.ttl }
     /// `getUserSessionGUID()`: the anonymized session GUID set by the MVPD.
-    public let userSessionGUID: String
+    public var userSessionGUID: String { token.sessionGUID }
     /// `getMvpdId()`.
-    public let mvpdId: String
+    public var mvpdId: String { token.mvpdId }
     /// `getProxyMvpdId()`: `nil` when the token has no proxyMvpdId element.
-    public let proxyMvpdId: String?
+    public var proxyMvpdId: String? { token.proxyMvpdId }
     /// The requestor the token was issued to (equal to the verifier's).
-    public let requestorID: String
+    public var requestorID: String { token.requestorID }
     /// The `issueTime` text as sent (``timeIssued`` is its value).
-    public let issueTimeText: String
+    public var issueTimeText: String { token.issueTimeText }
     /// The wire form of the token.
-    public let form: ShortMediaToken.Form
+    public var form: ShortMediaToken.Form { token.form }
 
     /// ``timeIssued`` as a date.
     public var issueDate: Date { Date(timeIntervalSince1970: Double(timeIssued) / 1000) }
@@ -219,10 +223,7 @@ public struct MediaTokenVerifier: Sendable {
                   replayGuard.recordFirstUse(of: key, expiresAt: notAfter, now: now)
             else { return .invalid(.tokenReplayed, "the token was used before") }
         }
-        let verified = VerifiedMediaToken(resourceID: token.resourceID, timeIssued: token.issueTime, timeToLive: token.ttl,
-                                          userSessionGUID: token.sessionGUID, mvpdId: token.mvpdId,
-                                          proxyMvpdId: token.proxyMvpdId, requestorID: token.requestorID,
-                                          issueTimeText: token.issueTimeText, form: token.form)
+        let verified = VerifiedMediaToken(token: token)
         return MediaTokenVerification(result: .validToken, token: verified, reason: "")
     }
 }
