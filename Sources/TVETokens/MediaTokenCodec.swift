@@ -53,30 +53,66 @@ enum MediaTokenCodec {
     // MARK: Parsing
 
     static func parse(_ input: UnsafeRawBufferPointer) throws -> ShortMediaToken {
+        let tags = Self.tags
+        let text = try tokenText(input, tags: tags)
+        return try text.withUnsafeBytes { bytes in
+            var scanner = Scanner(bytes: bytes, tags: tags)
+            let (token, signatureText) = try parseText(&scanner, owning: text)
+            // The signature's Base64 is checked by decoding it into temporary storage; the token keeps only where it is.
+            try withSignature(UnsafeRawBufferPointer(rebasing: bytes[signatureText])) { _ in }
+            return token
+        }
+    }
+
+    /// Parses, then calls `body` with the token and its signature bytes, decoded once into temporary storage (the
+    /// verifier's path: the signature's Base64 is decoded once, not checked here and decoded again later).
+    static func parse<R>(_ input: UnsafeRawBufferPointer, _ body: (ShortMediaToken, UnsafeRawBufferPointer) throws -> R) throws -> R {
+        let tags = Self.tags
+        let text = try tokenText(input, tags: tags)
+        return try text.withUnsafeBytes { bytes in
+            var scanner = Scanner(bytes: bytes, tags: tags)
+            let (token, signatureText) = try parseText(&scanner, owning: text)
+            return try withSignature(UnsafeRawBufferPointer(rebasing: bytes[signatureText])) { try body(token, $0) }
+        }
+    }
+
+    /// Decodes a signature's Base64 into temporary storage for `body`.
+    @inline(__always)
+    static func withSignature<R>(_ encoded: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        try withUnsafeTemporaryAllocation(byteCount: Base64.maximumDecodedCount(forEncodedCount: encoded.count), alignment: 1) { buffer in
+            let count: Int
+            do {
+                count = try Base64.decode(buffer: encoded, into: buffer)
+            } catch let error as TVECryptoError {
+                throw MediaTokenError.malformedToken(reason: "signatureInfo is not canonical Base64 (\(error.reason))")
+            }
+            return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    /// The token text: the input itself when it starts with `<signatureInfo>`, else its Base64 decoding.
+    private static func tokenText(_ input: UnsafeRawBufferPointer, tags: Tags) throws -> [UInt8] {
         let count = input.count
         guard count > 0 else { throw MediaTokenError.malformedToken(reason: "the token is empty") }
         guard count <= ShortMediaToken.maximumInputBytes else {
             throw MediaTokenError.inputTooLarge(reason: "the token is \(count) bytes; the limit is \(ShortMediaToken.maximumInputBytes)")
         }
+        if Scanner(bytes: input, tags: tags).peek(tags.signatureInfoOpen) { return [UInt8](input) }
         let text: [UInt8]
-        let tags = Self.tags
-        if Scanner(bytes: input, tags: tags).peek(tags.signatureInfoOpen) {
-            text = [UInt8](input)
-        } else {
-            do {
-                text = try Base64.decode(buffer: input, options: .ignoringWhitespace)
-            } catch let error as TVECryptoError {
-                throw MediaTokenError.malformedToken(reason: "the token is neither token text nor valid Base64: \(error.reason)")
-            }
-            guard text.withUnsafeBytes({ Scanner(bytes: $0, tags: tags).peek(tags.signatureInfoOpen) }) else {
-                throw MediaTokenError.malformedToken(reason: "the decoded token does not start with <signatureInfo>")
-            }
+        do {
+            text = try Base64.decode(buffer: input, options: .ignoringWhitespace)
+        } catch let error as TVECryptoError {
+            throw MediaTokenError.malformedToken(reason: "the token is neither token text nor valid Base64: \(error.reason)")
         }
-        return try text.withUnsafeBytes { try parseText($0, owning: text, tags: tags) }
+        guard text.withUnsafeBytes({ Scanner(bytes: $0, tags: tags).peek(tags.signatureInfoOpen) }) else {
+            throw MediaTokenError.malformedToken(reason: "the decoded token does not start with <signatureInfo>")
+        }
+        return text
     }
 
-    private static func parseText(_ bytes: UnsafeRawBufferPointer, owning text: [UInt8], tags: Tags) throws -> ShortMediaToken {
-        var scanner = Scanner(bytes: bytes, tags: tags)
+    /// `signatureInfo`, then the root element: the token, and where the signature's Base64 text is.
+    private static func parseText(_ scanner: inout Scanner, owning text: [UInt8]) throws -> (ShortMediaToken, Range<Int>) {
+        let tags = scanner.tags
         try scanner.expect(tags.signatureInfoOpen, "<signatureInfo>")
         let signatureText = scanner.textRun()
         let signatureInfoEnd: ShortMediaToken.Form.SignatureInfoEnd
@@ -87,15 +123,14 @@ enum MediaTokenCodec {
             try scanner.expect(tags.signatureInfoClose, "<signatureInfo> or </signatureInfo>")
             signatureInfoEnd = .slashed
         }
-        // Checked here by decoding into temporary storage; the bytes are decoded again when needed.
-        let encodedSignature = UnsafeRawBufferPointer(rebasing: bytes[signatureText])
-        do {
-            _ = try withUnsafeTemporaryAllocation(byteCount: Base64.maximumDecodedCount(forEncodedCount: encodedSignature.count), alignment: 1) {
-                try Base64.decode(buffer: encodedSignature, into: $0)
-            }
-        } catch let error as TVECryptoError {
-            throw MediaTokenError.malformedToken(reason: "signatureInfo is not canonical Base64 (\(error.reason))")
-        }
+        let token = try parseFields(&scanner, owning: text, tags: tags, signatureInfoEnd: signatureInfoEnd, signatureText: signatureText)
+        return (token, signatureText)
+    }
+
+    /// The root element and its fields, after `signatureInfo`.
+    private static func parseFields(_ scanner: inout Scanner, owning text: [UInt8], tags: Tags,
+                                    signatureInfoEnd: ShortMediaToken.Form.SignatureInfoEnd, signatureText: Range<Int>) throws -> ShortMediaToken {
+        let bytes = scanner.bytes
 
         let signedStart = scanner.index
         let rootIndex: Int

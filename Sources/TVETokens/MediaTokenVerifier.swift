@@ -186,24 +186,23 @@ public struct MediaTokenVerifier: Sendable {
 
     @usableFromInline
     func _verify(_ bytes: UnsafeRawBufferPointer, resourceID: String?) -> MediaTokenVerification {
-        let token: ShortMediaToken
         do {
-            token = try MediaTokenCodec.parse(bytes)
+            return try MediaTokenCodec.parse(bytes) { token, signature in verify(token, signature: signature, resourceID: resourceID) }
         } catch let error as MediaTokenError {
             return .invalid(.invalidTokenFormat, error.reason)
         } catch {
             return .invalid(.invalidTokenFormat, "the token cannot be parsed")
         }
-        return verify(parsed: token, resourceID: resourceID)
     }
 
     /// Verifies an already parsed token.
     public func verify(parsed token: ShortMediaToken, resourceID: String? = nil) -> MediaTokenVerification {
+        token.withSignature { verify(token, signature: $0, resourceID: resourceID) }
+    }
+
+    private func verify(_ token: ShortMediaToken, signature: UnsafeRawBufferPointer, resourceID: String?) -> MediaTokenVerification {
         let signedBytes = token.signedBytes
-        let authentic = token.withSignature { signature in
-            trustedKeys.contains { $0.isValidSignature(signature, for: signedBytes, padding: .pkcs1v15SHA256) }
-        }
-        guard authentic else {
+        guard trustedKeys.contains(where: { $0.isValidSignature(signature, for: signedBytes, padding: .pkcs1v15SHA256) }) else {
             return .invalid(.invalidSignature, "no trusted key verifies the signature")
         }
         guard token.field(token.requestorIDStorage, equals: requestorID) else {

@@ -95,17 +95,15 @@ public struct ShortMediaToken: Sendable, Hashable {
 
     /// Calls `body` with the signature bytes, decoded into temporary storage (no heap allocation for the usual
     /// sizes): the verifier's path.
-    func withSignature<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try text.withUnsafeBytes { all in
+    func withSignature<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        text.withUnsafeBytes { all in
             let encoded = UnsafeRawBufferPointer(rebasing: all[signatureTextRange])
-            return try withUnsafeTemporaryAllocation(byteCount: Base64.maximumDecodedCount(forEncodedCount: encoded.count), alignment: 1) { buffer in
-                // Checked by the parser (or written by the issuer): it decodes; an impossible failure gives no bytes,
-                // which no key verifies.
-                let count = (try? Base64.decode(buffer: encoded, into: buffer)) ?? 0
-                return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            }
+            // Checked by the parser (or written by the issuer), so it decodes; were it not to, `body` gets no bytes,
+            // which no key verifies.
+            return (try? MediaTokenCodec.withSignature(encoded, body)) ?? body(UnsafeRawBufferPointer(start: nil, count: 0))
         }
     }
+
     /// The whole token text.
     public let text: [UInt8]
     /// Where the signed bytes lie in ``text``.
