@@ -89,7 +89,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -99,7 +98,6 @@ let package = Package(
                 "TVEServer",
                 "TVEAccessEnabler",
                 "TVEJSON",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "TVECrypto",
                 "TVETokens",
                 "TVEMetadata",
@@ -155,7 +153,6 @@ let package = Package(
                 "TVEServer", "TVETokens", "TVECrypto", "TVEMetadata", "TVESAML",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(

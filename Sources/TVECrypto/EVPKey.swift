@@ -50,9 +50,8 @@ final class EVPKey: @unchecked Sendable {
 
     /// The most idle contexts kept per operation (more than the threads that usually share one key).
     private static let poolLimit = 16
-    private let poolLock = Lock()
-    // Guarded by `poolLock`. A key serves a handful of operations at most, so a linear scan beats hashing the key.
-    private var pool: [(operation: Operation, contexts: [Context])] = []
+    // A key serves a handful of operations at most, so a linear scan beats hashing the key.
+    private let pool = Locked<[(operation: Operation, contexts: [Context])]>([])
 
     /// Takes ownership of `pointer` (one reference).
     init(taking pointer: OpaquePointer) {
@@ -63,7 +62,7 @@ final class EVPKey: @unchecked Sendable {
 
     deinit {
         // No other reference exists while deinit runs, so the pool needs no lock here.
-        for context in pool.flatMap(\.contexts) { context.free() }
+        for context in pool.unlockedValue.flatMap(\.contexts) { context.free() }
         EVP_PKEY_free(pointer)
     }
 
@@ -75,7 +74,7 @@ final class EVPKey: @unchecked Sendable {
     /// are never pooled.
     func withContext<R>(for operation: Operation, label: [UInt8] = [], _ body: (Context) throws -> R) throws -> R {
         let poolable = label.isEmpty
-        let reused: Context? = poolable ? poolLock.withLock { () -> Context? in
+        let reused: Context? = poolable ? pool.withLock { pool -> Context? in
             for index in pool.indices where pool[index].operation == operation { return pool[index].contexts.popLast() }
             return nil
         } : nil
@@ -83,7 +82,7 @@ final class EVPKey: @unchecked Sendable {
         do {
             let result = try body(context)
             if poolable {
-                let kept = poolLock.withLock { () -> Bool in
+                let kept = pool.withLock { pool -> Bool in
                     // Mutate in place: copying the array out and back would allocate on every call.
                     guard let index = pool.firstIndex(where: { $0.operation == operation }) else {
                         pool.append((operation, [context]))

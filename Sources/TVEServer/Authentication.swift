@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOConcurrencyHelpers
 import TVECrypto
 import TVESAML
 import TVETokens
@@ -52,7 +51,7 @@ extension ServiceProvider {
             let deviceID = try call.deviceID()
             let requestID = "_" + ClientRegistry.randomToken()
             let now = self.clock.nowMilliseconds
-            let stored = self.state.profileRequests.withLockedValue {
+            let stored = self.state.profileRequests.withLock {
                 $0.insert(ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, requestID, expires: now + Self.loginLifetime, now: now)
             }
             guard stored else { throw ServiceProviderError.busy }
@@ -82,7 +81,7 @@ extension ServiceProvider {
 
     func session(_ requestor: String, _ deviceID: String) -> ExpiringTable<AuthenticationSession>.Lookup {
         let now = clock.nowMilliseconds
-        return state.identity.withLockedValue { $0.sessions.lookup(ServiceProviderState.deviceKey(requestor, deviceID), now: now) }
+        return state.identity.withLock { $0.sessions.lookup(ServiceProviderState.deviceKey(requestor, deviceID), now: now) }
     }
 
     /// `GET /api/v1/authenticate?requestor_id&mso_id&reg_code&redirect_url?` → 302 to the MVPD's login page.
@@ -119,7 +118,7 @@ extension ServiceProvider {
         let now = clock.nowMilliseconds
         let login = PendingLogin(requestor: requestor.id, mvpd: mvpd.id, deviceID: deviceID, registrationCode: code, redirectURL: redirect,
                                  requestID: requestID)
-        guard state.logins.withLockedValue({ $0.insert(relay, login, expires: now + Self.loginLifetime, now: now) }) else {
+        guard state.logins.withLock({ $0.insert(relay, login, expires: now + Self.loginLifetime, now: now) }) else {
             throw ServiceProviderError.busy
         }
         let location = "/idp/\(FormFields.encode(mvpd.id))/login?request_id=\(requestID)&RelayState=\(relay)"
@@ -131,7 +130,7 @@ extension ServiceProvider {
     private func consumeAssertion(_ fields: [(name: String, value: String)]) -> Response {
         let now = clock.nowMilliseconds
         guard let relay = fields.first(where: { $0.name == "RelayState" })?.value,
-              let login = state.logins.withLockedValue({ $0.take(relay, now: now) }) else {
+              let login = state.logins.withLock({ $0.take(relay, now: now) }) else {
             return HTML.page(.badRequest, title: "Sign-in failed", body: "<p>This sign-in is unknown or has expired; start again from the app.</p>")
         }
         guard let samlResponse = fields.first(where: { $0.name == "SAMLResponse" })?.value else {
@@ -190,7 +189,7 @@ extension ServiceProvider {
                                             platformSSO: platformSSO, created: now)
         let key = ServiceProviderState.deviceKey(requestor, deviceID)
         // A new session GUID: the device's earlier authorizations, which name the old one, are void.
-        guard state.identity.withLockedValue({ $0.sessions.insert(key, session, expires: expires, now: now) }) else { throw .busy }
+        guard state.identity.withLock({ $0.sessions.insert(key, session, expires: expires, now: now) }) else { throw .busy }
     }
 
     /// Milliseconds since the epoch, clamped to the range of `Int64`.
@@ -209,7 +208,7 @@ extension ServiceProvider {
         let samlResponse = try call.required("SAMLResponse", limit: Self.maximumBodyBytes,
                                              error: .badRequest("invalid_parameter_saml_response", "SAMLResponse is required"))
         let now = clock.nowMilliseconds
-        guard let requestID = state.profileRequests.withLockedValue({
+        guard let requestID = state.profileRequests.withLock({
             $0.take(ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, now: now)
         }) else {
             throw ServiceProviderError(status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOConcurrencyHelpers
 import TVECrypto
 import TVEMetadata
 import TVETokens
@@ -19,7 +18,7 @@ extension ServiceProvider {
             let key = ServiceProviderState.authorizationKey(requestor.id, deviceID, resource)
             // The decision and the grant under one lock, for the session that is live then: a login in between cannot
             // inherit a decision made for another subscriber.
-            let outcome = self.state.identity.withLockedValue { identity -> Result<AuthenticationSession, ServiceProviderError> in
+            let outcome = self.state.identity.withLock { identity -> Result<AuthenticationSession, ServiceProviderError> in
                 guard case .live(let session, _) = identity.sessions.lookup(deviceKey, now: now) else { return .failure(.notAuthenticated) }
                 if let denial = self.decide(requestor, session, resource) { return .failure(denial) }
                 guard identity.authorizations.insert(key, session.sessionGUID, expires: expires, now: now) else { return .failure(.busy) }
@@ -97,7 +96,7 @@ extension ServiceProvider {
         let now = clock.nowMilliseconds
         let deviceKey = ServiceProviderState.deviceKey(requestor.id, deviceID)
         let key = ServiceProviderState.authorizationKey(requestor.id, deviceID, resource)
-        let outcome = state.identity.withLockedValue { identity -> Result<(AuthenticationSession, Int64), ServiceProviderError> in
+        let outcome = state.identity.withLock { identity -> Result<(AuthenticationSession, Int64), ServiceProviderError> in
             switch identity.sessions.lookup(deviceKey, now: now) {
             case .missing: return .failure(.authenticationMissing)
             case .expired: return .failure(.authenticationExpiredPrecondition)

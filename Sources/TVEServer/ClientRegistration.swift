@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOConcurrencyHelpers
 import TVECrypto
 import TVETokens
 
@@ -36,7 +35,7 @@ public final class ClientRegistry: Sendable {
     let maximumClients: Int
     let maximumTokens: Int
     let clock: any MediaTokenClock
-    private let state = NIOLockedValueBox(State())
+    private let state = Locked(State())
 
     public init(statementKeys: [RSAPublicKey], accessTokenLifetime: Int64 = 21_600, maximumClients: Int = 10_000,
                 maximumTokens: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()) {
@@ -63,7 +62,7 @@ public final class ClientRegistry: Sendable {
         let client = Client(id: Self.randomToken(), secret: Self.randomToken(), issuedAt: clock.nowMilliseconds / 1000,
                             redirectURIs: redirectURI.map { [$0] } ?? [], softwareStatementSubject: statement.subject)
         // Full: refuse. Evicting would let anyone holding the (public) software statement push real apps out.
-        let stored = state.withLockedValue { state -> Bool in
+        let stored = state.withLock { state -> Bool in
             guard state.clients.count < maximumClients else { return false }
             state.clients[client.id] = client
             return true
@@ -77,12 +76,12 @@ public final class ClientRegistry: Sendable {
     /// Issues an access token for valid client credentials.
     func token(clientID: String, clientSecret: String) throws(ClientRegistrationError) -> (token: String, createdAt: Int64) {
         let now = clock.nowMilliseconds
-        let client = state.withLockedValue { $0.clients[clientID] }
+        let client = state.withLock { $0.clients[clientID] }
         guard let client, ConstantTime.equals(Array(client.secret.utf8), Array(clientSecret.utf8)) else {
             throw .init(status: .unauthorized, error: "invalid_client", description: "unknown client or wrong secret")
         }
         let token = Self.randomToken()
-        let stored = state.withLockedValue { state -> Bool in
+        let stored = state.withLock { state -> Bool in
             if state.tokens.count >= maximumTokens, state.lastTokenSweep.map({ now &- $0 >= 1000 || now < $0 }) ?? true {
                 state.lastTokenSweep = now
                 state.tokens = state.tokens.filter { $0.value.expiresAt > now }
@@ -102,7 +101,7 @@ public final class ClientRegistry: Sendable {
         guard let header, header.prefix(7).lowercased() == "bearer " else { return nil }
         let token = String(header.dropFirst(7))
         let now = clock.nowMilliseconds
-        return state.withLockedValue { state -> String? in
+        return state.withLock { state -> String? in
             guard let entry = state.tokens[token] else { return nil }
             guard entry.expiresAt > now else {
                 state.tokens[token] = nil

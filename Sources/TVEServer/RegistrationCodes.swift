@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import NIOConcurrencyHelpers
 import TVECrypto
 import TVETokens
 
@@ -37,7 +36,7 @@ public final class RegistrationCodes: Sendable {
         var used = false
     }
 
-    private let codes = NIOLockedValueBox<[String: Entry]>([:])
+    private let codes = Locked<[String: Entry]>([:])
 
     public init(maximumCodes: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()) {
         self.maximumCodes = maximumCodes
@@ -61,7 +60,7 @@ public final class RegistrationCodes: Sendable {
         let record = Record(id: UUID().uuidString.lowercased(), code: code, requestor: requestor, mvpd: mvpd, generated: now,
                             expires: now + ttl * 1000,
                             info: .init(deviceId: deviceID, deviceInfo: deviceInfo, userAgent: userAgent, authorizationType: "OAUTH2"))
-        return codes.withLockedValue { codes -> Record? in
+        return codes.withLock { codes -> Record? in
             if codes.count >= maximumCodes { codes = codes.filter { $0.value.record.expires > now } }
             guard codes.count < maximumCodes, codes[code] == nil else { return nil }
             codes[code] = Entry(record: record)
@@ -72,7 +71,7 @@ public final class RegistrationCodes: Sendable {
     /// The record of a live code, or nil (unknown or expired).
     public func record(_ code: String) -> Record? {
         let now = clock.nowMilliseconds
-        return codes.withLockedValue { codes -> Record? in
+        return codes.withLock { codes -> Record? in
             guard let entry = codes[code] else { return nil }
             guard entry.record.expires > now else {
                 codes[code] = nil
@@ -85,7 +84,7 @@ public final class RegistrationCodes: Sendable {
     /// The record of a live code of `requestor` that no login has used yet.
     func loginRecord(_ code: String, requestor: String) -> Record? {
         let now = clock.nowMilliseconds
-        return codes.withLockedValue { codes in
+        return codes.withLock { codes in
             guard let entry = codes[code], entry.record.expires > now, !entry.used, entry.record.requestor == requestor else { return nil }
             return entry.record
         }
@@ -94,7 +93,7 @@ public final class RegistrationCodes: Sendable {
     /// Marks a code used by a completed login; `false` when it is gone, expired, used, or not this device's.
     func consume(_ code: String, requestor: String, deviceID: String) -> Bool {
         let now = clock.nowMilliseconds
-        return codes.withLockedValue { codes in
+        return codes.withLock { codes in
             guard var entry = codes[code], entry.record.expires > now, !entry.used, entry.record.requestor == requestor,
                   entry.record.info.deviceId == deviceID else { return false }
             entry.used = true
@@ -105,7 +104,7 @@ public final class RegistrationCodes: Sendable {
 
     /// Deletes a code of `requestor`, in one step.
     func delete(_ code: String, requestor: String) -> Bool {
-        codes.withLockedValue { codes in
+        codes.withLock { codes in
             guard codes[code]?.record.requestor == requestor else { return false }
             codes[code] = nil
             return true

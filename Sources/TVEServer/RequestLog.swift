@@ -1,16 +1,16 @@
 import Foundation
 import Hummingbird
-import NIOConcurrencyHelpers
+import TVECrypto
 
 /// One line per request — method, path, status, microseconds; never headers or bodies — written by a background
 /// flusher instead of on the request's path. swift-log's default stream handler wrote each line synchronously and
 /// cost a quarter of a verification request.
 public final class RequestLog: Sendable {
-    private let buffer = NIOLockedValueBox<[UInt8]>([])
+    private let buffer = Locked<[UInt8]>([])
     private let output: FileHandle
     /// Lines beyond this many buffered bytes are dropped (and counted) rather than growing memory without bound.
     static let maximumBufferedBytes = 4 << 20
-    private let dropped = NIOLockedValueBox<Int>(0)
+    private let dropped = Locked<Int>(0)
 
     public init(output: FileHandle = .standardError) {
         self.output = output
@@ -23,21 +23,21 @@ public final class RequestLog: Sendable {
         line.unicodeScalars.append(contentsOf: path.unicodeScalars.prefix(256).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 })
         line += " \(status) \(microseconds)us\n"
         let bytes = Array(line.utf8)
-        let kept = buffer.withLockedValue { buffer -> Bool in
+        let kept = buffer.withLock { buffer -> Bool in
             guard buffer.count + bytes.count <= Self.maximumBufferedBytes else { return false }
             buffer += bytes
             return true
         }
-        if !kept { dropped.withLockedValue { $0 += 1 } }
+        if !kept { dropped.withLock { $0 += 1 } }
     }
 
     /// Writes what is buffered.
     public func flush() {
-        let pending = buffer.withLockedValue { buffer -> [UInt8] in
+        let pending = buffer.withLock { buffer -> [UInt8] in
             defer { buffer.removeAll(keepingCapacity: true) }
             return buffer
         }
-        let lost = dropped.withLockedValue { count -> Int in
+        let lost = dropped.withLock { count -> Int in
             defer { count = 0 }
             return count
         }

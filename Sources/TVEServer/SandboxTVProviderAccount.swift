@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import TVECrypto
 import TVEAccessEnabler
 import TVEJSON
 
@@ -37,9 +37,10 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
     let mvpdForProvider: [String: String]
     let transport: any EntitlementTransport
     let picker: @Sendable (TVProviderMetadataRequest) -> PickerChoice
-    private let state: NIOLockedValueBox<State>
-    /// The dialogs shown, in order (for tests and the demo's transcript).
-    public let presented = NIOLockedValueBox<[TVProviderDialog]>([])
+    private let state: Locked<State>
+    private let presentedDialogs = Locked<[TVProviderDialog]>([])
+    /// The dialogs shown so far, in order (for tests and the demo's transcript).
+    public var presented: [TVProviderDialog] { presentedDialogs.withLock { $0 } }
 
     public init(serviceProvider: URL, mvpdForProvider: [String: String], access: TVProviderAccessStatus, signedIn: SignIn? = nil,
                 transport: any EntitlementTransport = URLSessionTransport(timeout: 10),
@@ -48,23 +49,23 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
         self.mvpdForProvider = mvpdForProvider
         self.transport = transport
         self.picker = picker
-        state = NIOLockedValueBox(State(access: access, signedIn: signedIn))
+        state = Locked(State(access: access, signedIn: signedIn))
     }
 
     /// The sign-in in effect (changes when the user picks a provider).
-    public var signedIn: SignIn? { state.withLockedValue { $0.signedIn } }
+    public var signedIn: SignIn? { state.withLock { $0.signedIn } }
 
     /// Signs the system out of the TV provider (what the user does in Settings).
-    public func signOut() { state.withLockedValue { $0.signedIn = nil } }
+    public func signOut() { state.withLock { $0.signedIn = nil } }
 
-    public func setAccess(_ access: TVProviderAccessStatus) { state.withLockedValue { $0.access = access } }
+    public func setAccess(_ access: TVProviderAccessStatus) { state.withLock { $0.access = access } }
 
-    public func accessStatus(prompt: Bool) async -> TVProviderAccessStatus { state.withLockedValue { $0.access } }
+    public func accessStatus(prompt: Bool) async -> TVProviderAccessStatus { state.withLock { $0.access } }
 
     public func accountMetadata(_ request: TVProviderMetadataRequest, presenter: any TVProviderDialogPresenter) async -> TVProviderMetadataResult {
         if request.isInterruptionAllowed {
             let dialog = TVProviderDialog(payload: "TV provider picker: " + request.providerIdentifiers.joined(separator: ", "))
-            presented.withLockedValue { $0.append(dialog) }
+            presentedDialogs.withLock { $0.append(dialog) }
             await presenter.present(dialog)
             let choice = picker(request)
             await presenter.dismiss(dialog)
@@ -72,7 +73,7 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
             case .otherProvider: return .otherProvider
             case .cancel: return .cancelled
             case .select(let signIn):
-                state.withLockedValue { $0.signedIn = signIn }
+                state.withLock { $0.signedIn = signIn }
                 return .account(providerIdentifier: signIn.providerIdentifier, samlResponse: nil)
             }
         }

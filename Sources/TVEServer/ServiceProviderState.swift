@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import TVECrypto
 
 /// A table whose entries expire, with a hard capacity. Expired entries stay (so that they can still answer "expired")
@@ -91,18 +90,18 @@ final class ServiceProviderState: Sendable {
         var authorizations: ExpiringTable<String>
     }
 
-    let identity: NIOLockedValueBox<Identity>
-    let logins: NIOLockedValueBox<ExpiringTable<PendingLogin>>
-    let profileRequests: NIOLockedValueBox<ExpiringTable<String>>
-    let assertionIDs: NIOLockedValueBox<ExpiringTable<Bool>>
-    let nonces: NIOLockedValueBox<ExpiringTable<Bool>>
+    let identity: Locked<Identity>
+    let logins: Locked<ExpiringTable<PendingLogin>>
+    let profileRequests: Locked<ExpiringTable<String>>
+    let assertionIDs: Locked<ExpiringTable<Bool>>
+    let nonces: Locked<ExpiringTable<Bool>>
 
     init(capacity: Int) {
-        identity = NIOLockedValueBox(Identity(sessions: .init(capacity: capacity), authorizations: .init(capacity: capacity * 4)))
-        logins = NIOLockedValueBox(.init(capacity: capacity))
-        profileRequests = NIOLockedValueBox(.init(capacity: capacity))
-        assertionIDs = NIOLockedValueBox(.init(capacity: capacity))
-        nonces = NIOLockedValueBox(.init(capacity: capacity))
+        identity = Locked(Identity(sessions: .init(capacity: capacity), authorizations: .init(capacity: capacity * 4)))
+        logins = Locked(.init(capacity: capacity))
+        profileRequests = Locked(.init(capacity: capacity))
+        assertionIDs = Locked(.init(capacity: capacity))
+        nonces = Locked(.init(capacity: capacity))
     }
 
     /// The key of a device's state for a requestor. Neither part can hold NUL (fields with control characters are
@@ -116,8 +115,8 @@ final class ServiceProviderState: Sendable {
     }
 
     /// Records a replay-protected identifier until `expires`.
-    static func firstUse(_ id: String, in table: NIOLockedValueBox<ExpiringTable<Bool>>, expires: Int64, now: Int64) -> FirstUse {
-        table.withLockedValue { table in
+    static func firstUse(_ id: String, in table: Locked<ExpiringTable<Bool>>, expires: Int64, now: Int64) -> FirstUse {
+        table.withLock { table in
             if case .live = table.lookup(id, now: now) { return .replayed }
             return table.insert(id, true, expires: expires, now: now) ? .first : .full
         }
@@ -125,6 +124,6 @@ final class ServiceProviderState: Sendable {
 
     /// Ends a device's authentication; its authorizations die with the session GUID they name.
     func logout(requestor: String, deviceID: String) {
-        identity.withLockedValue { $0.sessions.remove(Self.deviceKey(requestor, deviceID)) }
+        identity.withLock { $0.sessions.remove(Self.deviceKey(requestor, deviceID)) }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import NIOConcurrencyHelpers
+import TVECrypto
 import TVETokens
 
 /// Adobe's throttle: a token bucket per device — 1 request per second, an initial burst of 10 — and HTTP 429 once it
@@ -20,7 +20,7 @@ public final class TokenBucketThrottle: Sendable {
         var updated: Int64
     }
 
-    private let buckets = NIOLockedValueBox<[String: Bucket]>([:])
+    private let buckets = Locked<[String: Bucket]>([:])
 
     public init(ratePerSecond: Double = 1, burst: Int = 10, maximumDevices: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()) {
         self.ratePerSecond = ratePerSecond
@@ -32,7 +32,7 @@ public final class TokenBucketThrottle: Sendable {
     /// Takes one token for `device`; `false` when its bucket is empty.
     public func allow(_ device: String) -> Bool {
         let now = clock.nowMilliseconds
-        return buckets.withLockedValue { buckets in
+        return buckets.withLock { buckets in
             if buckets[device] == nil, buckets.count >= maximumDevices {
                 // Buckets that have refilled carry no state worth keeping; else the least recently used goes.
                 buckets = buckets.filter { Double(max(0, now - $0.value.updated)) / 1000 * ratePerSecond + $0.value.tokens < burst }

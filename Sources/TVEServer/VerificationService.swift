@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import NIOConcurrencyHelpers
 import TVECrypto
 import TVETokens
 import TVEJSON
@@ -149,13 +148,13 @@ public final class VerificationMetrics: Sendable {
         var sum = 0.0
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = Locked(State())
 
     init() {}
 
     func record(result: String, elapsed: Duration) {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        state.withLockedValue { state in
+        state.withLock { state in
             state.results[result, default: 0] += 1
             for (index, bound) in Self.buckets.enumerated() where seconds <= bound { state.bucketCounts[index] += 1 }
             state.count += 1
@@ -164,11 +163,11 @@ public final class VerificationMetrics: Sendable {
     }
 
     /// The count of verifications that ended with `result` (a result code or `BAD_REQUEST`).
-    public func count(of result: String) -> Int { state.withLockedValue { $0.results[result] ?? 0 } }
+    public func count(of result: String) -> Int { state.withLock { $0.results[result] ?? 0 } }
 
     /// The Prometheus text exposition format (version 0.0.4).
     public func prometheusText() -> String {
-        let snapshot = state.withLockedValue { $0 }
+        let snapshot = state.withLock { $0 }
         var text = "# HELP tvekit_verifications_total Media-token verifications by result.\n# TYPE tvekit_verifications_total counter\n"
         for (result, count) in snapshot.results.sorted(by: { $0.key < $1.key }) {
             text += "tvekit_verifications_total{result=\"\(result)\"} \(count)\n"

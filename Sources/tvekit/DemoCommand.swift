@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
-import NIOConcurrencyHelpers
 import TVEAccessEnabler
 import TVECrypto
 import TVEJSON
@@ -61,14 +60,14 @@ struct DemoCommand: AsyncParsableCommand {
 final class Transcript: Sendable {
     let json: Bool
     let start = ContinuousClock.now
-    private let lines = NIOLockedValueBox<[(ms: Int, kind: String, text: String)]>([])
+    private let lines = Locked<[(ms: Int, kind: String, text: String)]>([])
 
     init(json: Bool) { self.json = json }
 
     private func add(_ kind: String, _ text: String) {
         let elapsed = ContinuousClock.now - start
         let ms = Int(elapsed.components.seconds) * 1000 + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
-        lines.withLockedValue { $0.append((ms, kind, text)) }
+        lines.withLock { $0.append((ms, kind, text)) }
         if !json {
             let prefix = kind == "section" ? "\n== " : String(format: "%6d ms  %@ ", ms, kind == "call" ? "→" : kind == "callback" ? "←" : "·")
             print(prefix + text)
@@ -82,7 +81,7 @@ final class Transcript: Sendable {
 
     func finish(failures: [String]) {
         if json {
-            let entries: [JSONValue] = lines.withLockedValue { $0 }.map {
+            let entries: [JSONValue] = lines.withLock { $0 }.map {
                 .object(["ms": .integer(Int64($0.ms)), "kind": .string($0.kind), "text": .string($0.text)])
             }
             print(JSONValue.object(["transcript": .array(entries), "ok": .bool(failures.isEmpty),
@@ -110,19 +109,19 @@ final class DemoDelegate: EntitlementDelegate, EntitlementStatus, Sendable {
     }
 
     let transcript: Transcript
-    private let received = NIOLockedValueBox<[Callback]>([])
+    private let received = Locked<[Callback]>([])
 
     init(transcript: Transcript) { self.transcript = transcript }
 
     private func add(_ callback: Callback, _ text: String) {
         transcript.callback(text)
-        received.withLockedValue { $0.append(callback) }
+        received.withLock { $0.append(callback) }
     }
 
     /// Waits (up to 15 s) for the next callback that `match` accepts, consuming those before it.
     func next<T>(_ what: String, _ match: @escaping (Callback) -> T?) async throws -> T {
         for _ in 0..<3000 {
-            let found = received.withLockedValue { list -> T? in
+            let found = received.withLock { list -> T? in
                 for (index, callback) in list.enumerated() {
                     if let value = match(callback) {
                         list.removeFirst(index + 1)

@@ -61,7 +61,7 @@ struct PlatformSSOTests {
             enabler.checkAuthentication()
             await enabler.drain()
             #expect(recorder.flow == [.requestorComplete(1), .authenticationStatus(1, "")])
-            #expect(account.presented.withLockedValue { $0 }.isEmpty)
+            #expect(account.presented.isEmpty)
         }
     }
 

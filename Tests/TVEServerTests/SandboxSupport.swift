@@ -3,7 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 import Hummingbird
-import NIOConcurrencyHelpers
 import Testing
 import TVECrypto
 import TVEServer
@@ -11,10 +10,10 @@ import TVETokens
 
 /// A clock the test moves.
 final class TestClock: MediaTokenClock, Sendable {
-    private let value: NIOLockedValueBox<Int64>
-    init(_ milliseconds: Int64 = 1_767_225_600_000) { value = NIOLockedValueBox(milliseconds) }
-    var nowMilliseconds: Int64 { value.withLockedValue { $0 } }
-    func advance(seconds: Int64) { value.withLockedValue { $0 += seconds * 1000 } }
+    private let value: Locked<Int64>
+    init(_ milliseconds: Int64 = 1_767_225_600_000) { value = Locked(milliseconds) }
+    var nowMilliseconds: Int64 { value.withLock { $0 } }
+    func advance(seconds: Int64) { value.withLock { $0 += seconds * 1000 } }
 }
 
 /// Keys shared by every sandbox test (generating them is the slow part).
