@@ -53,10 +53,17 @@ let package = Package(
             name: "TVEMetadata",
             dependencies: ["TVECrypto", "TVEJSON"]
         ),
+        // The committed test material of TestVectors/, shared by the test targets and the fuzz bodies: never part
+        // of a product.
+        .target(
+            name: "TVETestSupport",
+            dependencies: ["TVECrypto"],
+            path: "Tests/TVETestSupport"
+        ),
         // Fuzz bodies that need test material (a fixture private key): never part of a product.
         .target(
             name: "TVEFuzzSupport",
-            dependencies: ["TVEMetadata", "TVECrypto", "TVESAML"]
+            dependencies: ["TVEMetadata", "TVECrypto", "TVESAML", "TVETestSupport"]
         ),
         // libxml2 callbacks and per-thread error handlers, which need real C.
         .target(
@@ -133,23 +140,24 @@ let package = Package(
         ),
         .testTarget(
             name: "TVECryptoTests",
-            dependencies: ["TVECrypto"]
+            dependencies: ["TVETestSupport", "TVECrypto"]
         ),
         .testTarget(
             name: "TVETokensTests",
-            dependencies: ["TVETokens", "TVECrypto"]
+            dependencies: ["TVETestSupport", "TVETokens", "TVECrypto"]
         ),
         .testTarget(
             name: "TVEMetadataTests",
-            dependencies: ["TVEMetadata", "TVECrypto", "TVEJSON", "TVEFuzzSupport"]
+            dependencies: ["TVETestSupport", "TVEMetadata", "TVECrypto", "TVEJSON", "TVEFuzzSupport"]
         ),
         .testTarget(
             name: "TVESAMLTests",
-            dependencies: ["TVESAML", "TVECrypto", "TVEFuzzSupport"]
+            dependencies: ["TVETestSupport", "TVESAML", "TVECrypto", "TVEFuzzSupport"]
         ),
         .testTarget(
             name: "TVEServerTests",
             dependencies: [
+                "TVETestSupport",
                 "TVEServer", "TVETokens", "TVECrypto", "TVEMetadata", "TVESAML",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -158,6 +166,7 @@ let package = Package(
         .testTarget(
             name: "TVEAccessEnablerTests",
             dependencies: [
+                "TVETestSupport",
                 "TVEAccessEnabler", "TVEServer", "TVETokens", "TVECrypto", "TVEMetadata", "TVEJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -1,18 +1,13 @@
 import Foundation
 import Testing
 @testable import TVECrypto
+import TVETestSupport
 
 @Suite("RSA signatures and encryption")
 struct RSAOperationTests {
-    static let key: RSAPrivateKey = {
-        // The committed fixture key: loading is deterministic and fast.
-        let pem = (try? Fixture.text("leaf.pkcs8.pem")) ?? ""
-        return (try? RSAPrivateKey(pemRepresentation: pem)) ?? (try? RSAPrivateKey()).unsafelyUnwrapped
-    }()
-    static let otherKey: RSAPrivateKey = {
-        let pem = (try? Fixture.text("rsa2048.pkcs8.pem")) ?? ""
-        return (try? RSAPrivateKey(pemRepresentation: pem)) ?? (try? RSAPrivateKey()).unsafelyUnwrapped
-    }()
+    // The committed fixture keys: loading is deterministic and fast.
+    static let key = Fixtures.leafKey
+    static let otherKey = Fixtures.otherKey
     static let message = Array("<shortAuthorizationToken>...</shortAuthorizationToken>".utf8)
 
     @Test("sign then verify", arguments: [RSASignaturePadding.pkcs1v15SHA256, .pkcs1v15SHA384, .pkcs1v15SHA512, .pkcs1v15SHA224])

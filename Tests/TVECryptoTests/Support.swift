@@ -1,13 +1,12 @@
 import Foundation
 import Testing
 @testable import TVECrypto
+import TVETestSupport
 
 /// Where the committed test vectors and fixtures live (found from this file's path, so `swift test` works from
 /// any directory).
 enum Paths {
-    static let testVectors = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("TestVectors")
+    static let testVectors = Fixtures.testVectors
     static let fixtures = testVectors.appendingPathComponent("fixtures")
     static let wycheproof = testVectors.appendingPathComponent("wycheproof")
 }
@@ -17,8 +16,7 @@ enum Fixture {
     static let keyPassphrase = "key-passphrase"
 
     static func bytes(_ name: String) throws -> [UInt8] {
-        let url = Paths.fixtures.appendingPathComponent(name)
-        return [UInt8](try #require(FileManager.default.contents(atPath: url.path), "missing fixture \(name)"))
+        try Fixtures.bytes("TestVectors/fixtures/" + name)
     }
 
     static func text(_ name: String) throws -> String {

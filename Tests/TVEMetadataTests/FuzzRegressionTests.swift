@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TVETestSupport
 import TVEFuzzSupport
 import TVEMetadata
 
@@ -7,7 +8,7 @@ import TVEMetadata
 @Suite("Metadata fuzz regressions")
 struct MetadataFuzzRegressionTests {
     static func files(_ folder: String) -> [String] {
-        let directory = MetadataFixtures.repository.appendingPathComponent(folder)
+        let directory = Fixtures.repository.appendingPathComponent(folder)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.filter { !$0.hasPrefix(".") }.sorted().map { directory.appendingPathComponent($0).path }
     }

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TVETestSupport
 import TVEFuzzSupport
 
 /// Replays the SAML fuzzers' regression inputs and seed corpora through their bodies.
 @Suite("SAML fuzz regressions")
 struct SAMLFuzzRegressionTests {
     static func files(_ folder: String) -> [String] {
-        let directory = SAMLFixtures.repository.appendingPathComponent(folder)
+        let directory = Fixtures.repository.appendingPathComponent(folder)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.filter { !$0.hasPrefix(".") }.sorted().map { directory.appendingPathComponent($0).path }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TVETestSupport
 import TVECrypto
 @testable import TVESAML
 
@@ -70,7 +71,7 @@ struct SAMLVectorFile: Decodable {
     let tests: [Case]
 
     static let shared: SAMLVectorFile? = {
-        let url = SAMLFixtures.repository.appendingPathComponent("TestVectors/saml/saml_test.json")
+        let url = Fixtures.repository.appendingPathComponent("TestVectors/saml/saml_test.json")
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         return try? JSONDecoder().decode(SAMLVectorFile.self, from: data)
     }()

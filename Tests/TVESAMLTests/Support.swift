@@ -1,22 +1,17 @@
 import Foundation
 import TVECrypto
+import TVETestSupport
 @testable import TVESAML
 
 enum SAMLFixtures {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     static func text(_ relativePath: String) -> String {
-        let url = repository.appendingPathComponent(relativePath)
-        return (FileManager.default.contents(atPath: url.path)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        Fixtures.load(relativePath) { $0 }
     }
 
     /// The committed fixture key and certificate (throw-away test material).
-    static let key: RSAPrivateKey = (try? RSAPrivateKey(pemRepresentation: text("TestVectors/fixtures/leaf.pkcs8.pem")))
-        ?? (try? RSAPrivateKey()).unsafelyUnwrapped
-    static let certificate: X509Certificate? = try? X509Certificate(pemRepresentation: text("TestVectors/fixtures/leaf.cert.pem"))
-    static let attackerKey: RSAPrivateKey = (try? RSAPrivateKey(pemRepresentation: text("TestVectors/fixtures/rsa2048.pkcs8.pem")))
-        ?? (try? RSAPrivateKey()).unsafelyUnwrapped
+    static let key = Fixtures.leafKey
+    static let certificate: X509Certificate? = Fixtures.leafCertificate
+    static let attackerKey = Fixtures.otherKey
 
     static let idp = "https://idp.mvpd.example/saml"
     static let sp = "https://sp.tvekit.example/saml"

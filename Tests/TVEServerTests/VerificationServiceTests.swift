@@ -7,6 +7,7 @@ import NIOCore
 import Testing
 import TVECrypto
 import TVEServer
+import TVETestSupport
 import TVETokens
 
 /// Starts a service on an ephemeral loopback port for the body, over real HTTP.
@@ -49,12 +50,7 @@ func post(_ url: URL, _ body: Data) async throws -> (Int, [String: Any]) {
 
 @Suite("Media-token verification service")
 struct VerificationServiceTests {
-    static let key: RSAPrivateKey = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("TestVectors/fixtures/leaf.pkcs8.pem")
-        let pem = FileManager.default.contents(atPath: url.path).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return (try? RSAPrivateKey(pemRepresentation: pem)) ?? (try? RSAPrivateKey()).unsafelyUnwrapped
-    }()
+    static let key = Fixtures.leafKey
     static let now: Int64 = 1_767_225_600_000
 
     /// The two transports: Hummingbird's router (next to the service provider) and the lean NIO server.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TVETestSupport
 @_spi(Fuzzing) import TVETokens
 
 /// Replays the fuzzer's regression inputs and seed corpus through the fuzz body, so that every input that ever
@@ -7,7 +8,7 @@ import Testing
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
     static func files(_ folder: String) -> [String] {
-        let directory = TokenFixtures.repository.appendingPathComponent(folder)
+        let directory = Fixtures.repository.appendingPathComponent(folder)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.filter { !$0.hasPrefix(".") }.sorted().map { directory.appendingPathComponent($0).path }
     }

@@ -1,28 +1,14 @@
 import Foundation
 import TVECrypto
+import TVETestSupport
 @testable import TVETokens
 
 enum TokenFixtures {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static func bytes(_ relativePath: String) throws -> [UInt8] {
-        let url = repository.appendingPathComponent(relativePath)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw MediaTokenError.invalidConfiguration(reason: "missing test file \(relativePath)")
-        }
-        return [UInt8](data)
-    }
+    static func bytes(_ relativePath: String) throws -> [UInt8] { try Fixtures.bytes(relativePath) }
 
     /// The committed leaf key and certificate of TestVectors/fixtures.
-    static let key: RSAPrivateKey = {
-        let pem = (try? bytes("TestVectors/fixtures/leaf.pkcs8.pem")).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return (try? RSAPrivateKey(pemRepresentation: pem)) ?? (try? RSAPrivateKey()).unsafelyUnwrapped
-    }()
-    static let otherKey: RSAPrivateKey = {
-        let pem = (try? bytes("TestVectors/fixtures/rsa2048.pkcs8.pem")).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return (try? RSAPrivateKey(pemRepresentation: pem)) ?? (try? RSAPrivateKey()).unsafelyUnwrapped
-    }()
+    static let key = Fixtures.leafKey
+    static let otherKey = Fixtures.otherKey
 
     static let now: Int64 = 1_767_225_600_000
     static let issuer = MediaTokenIssuer(privateKey: key, clock: FixedMediaTokenClock(milliseconds: now))
