@@ -3,9 +3,9 @@
 
 SWIFT ?= swift
 # pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make speed` for its comparison.
-APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl
+APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl python3
 
-.PHONY: all deps build test demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
+.PHONY: all deps build lint test demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
 
 all: build
 
@@ -23,8 +23,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The whole suite: unit tests, all Wycheproof vectors, and the CLI run as a user would.
-test: deps
+# House rules that a compiler does not check: the module graph in ARCHITECTURE.md is the one in Package.swift.
+lint:
+	python3 scripts/check-architecture.py
+
+# The whole suite: the lint, unit tests, all Wycheproof vectors, and the CLI run as a user would.
+test: deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -1,4 +1,5 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
+// 6.2: TVESAML validates UTF-8 with UTF8Span, new in Swift 6.2.
 //
 // TVEKit: an open TV Everywhere entitlement client and the security tools around it.
 // See README.md for the two commands (`make demo`, `make test`) and what each module does.
@@ -60,10 +61,10 @@ let package = Package(
             dependencies: ["TVECrypto"],
             path: "Tests/TVETestSupport"
         ),
-        // Fuzz bodies that need test material (a fixture private key): never part of a product.
+        // The fuzz bodies (invariant checks over every input) and their test material: never part of a product.
         .target(
             name: "TVEFuzzSupport",
-            dependencies: ["TVEMetadata", "TVECrypto", "TVESAML", "TVETestSupport"]
+            dependencies: ["TVETokens", "TVEMetadata", "TVECrypto", "TVESAML", "TVETestSupport"]
         ),
         // libxml2 callbacks and per-thread error handlers, which need real C.
         .target(
@@ -115,7 +116,7 @@ let package = Package(
         // libFuzzer target (make fuzz); in a normal build, a replayer for its inputs.
         .executableTarget(
             name: "FuzzMediaToken",
-            dependencies: ["TVETokens", "TVEFuzzSupport"],
+            dependencies: ["TVEFuzzSupport"],
             path: "Fuzz/FuzzMediaToken"
         ),
         .executableTarget(
@@ -144,7 +145,11 @@ let package = Package(
         ),
         .testTarget(
             name: "TVETokensTests",
-            dependencies: ["TVETestSupport", "TVETokens", "TVECrypto"]
+            dependencies: ["TVETestSupport", "TVETokens", "TVECrypto", "TVEFuzzSupport"]
+        ),
+        .testTarget(
+            name: "TVEJSONTests",
+            dependencies: ["TVEJSON"]
         ),
         .testTarget(
             name: "TVEMetadataTests",

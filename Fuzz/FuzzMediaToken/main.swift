@@ -3,7 +3,6 @@
 // Fuzz build (make fuzz): swift build -c release --product FuzzMediaToken --scratch-path .build-fuzz \
 //     --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
 // Normal build: a replayer that runs the files given on the command line through the same body.
-@_spi(Fuzzing) import TVETokens
 import TVEFuzzSupport
 
 #if FUZZING

@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import TVESAML
+import TVESAML
 import Foundation
 import TVECrypto
 

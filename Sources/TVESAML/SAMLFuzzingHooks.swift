@@ -3,10 +3,9 @@ import Foundation
 
 /// Entry points for the SAML fuzzers (`Fuzz/FuzzSAMLParser`, `FuzzC14N`, `FuzzSAMLVerify`), whose invariant checks
 /// live in `TVEFuzzSupport`. They expose internal steps read-only and never trap.
-@_spi(Fuzzing)
-public enum SAMLFuzzingHooks {
+package enum SAMLFuzzingHooks {
     /// Parses with the verifier's hardening and runs the structural scan; the first failed rule, or nil.
-    public static func parseAndScan(_ data: UnsafeRawBufferPointer) -> String? {
+    package static func parseAndScan(_ data: UnsafeRawBufferPointer) -> String? {
         do {
             let document = try XMLDocument.parse(data, readOnly: true)
             _ = try SAMLResponseVerifier.scan(document.root)
@@ -20,7 +19,7 @@ public enum SAMLFuzzingHooks {
     /// left out when there is one: the exclusive canonical form by libxml2 and the same by TVEKit's canonicalizer.
     /// `leftOut` says whether a Signature child was left out. `nil` forms are failures. Returns nil when the input does
     /// not parse.
-    public static func canonicalForms(_ data: UnsafeRawBufferPointer, limit: Int = 16)
+    package static func canonicalForms(_ data: UnsafeRawBufferPointer, limit: Int = 16)
         -> [(libxml2: [UInt8]?, tvekit: [UInt8]?, leftOut: Bool)]? {
         guard let document = try? XMLDocument.parse(data, readOnly: true) else { return nil }
         var results: [(libxml2: [UInt8]?, tvekit: [UInt8]?, leftOut: Bool)] = []

@@ -1,7 +1,8 @@
 import TVECrypto
 
-/// Writes the token text of `FORMATS.md` §1 in a given ``ShortMediaToken/Form`` (the issuer's side).
-enum MediaTokenWriter {
+/// Writes the token text of `FORMATS.md` §1 in a given ``ShortMediaToken/Form`` (the issuer's side). `package`
+/// for the fuzz body's round-trip check.
+package enum MediaTokenWriter {
     /// The fields of a token to write.
     struct Fields {
         var sessionGUID: String
@@ -14,7 +15,7 @@ enum MediaTokenWriter {
     }
 
     /// The `issueTime` text for `milliseconds` in `encoding`.
-    static func issueTimeText(_ milliseconds: Int64, _ encoding: ShortMediaToken.Form.IssueTimeEncoding) throws -> String {
+    package static func issueTimeText(_ milliseconds: Int64, _ encoding: ShortMediaToken.Form.IssueTimeEncoding) throws -> String {
         switch encoding {
         case .epochMilliseconds: String(milliseconds)
         case .dateTime(let offset): try MediaTokenTime.dateTimeText(milliseconds: milliseconds, utcOffsetMinutes: offset)

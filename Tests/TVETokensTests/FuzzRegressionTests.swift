@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TVETestSupport
-@_spi(Fuzzing) import TVETokens
+import TVEFuzzSupport
 
 /// Replays the fuzzer's regression inputs and seed corpus through the fuzz body, so that every input that ever
 /// broke an invariant stays fixed.

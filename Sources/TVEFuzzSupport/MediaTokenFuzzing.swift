@@ -1,5 +1,7 @@
 import Foundation
 import TVECrypto
+import TVETestSupport
+import TVETokens
 
 /// The body of the media-token fuzzer (`Fuzz/FuzzMediaToken`), shared with the test suite, which replays the
 /// regression inputs in `Fuzz/Regressions/FuzzMediaToken` through it.
@@ -7,12 +9,10 @@ import TVECrypto
 /// Besides "never crash", it checks invariants on every input and traps when one breaks, so that libFuzzer
 /// reports it: a token that parses has its signed bytes inside its text; parsing and verifying agree about the
 /// format; a parsed token survives serialization and re-parsing unchanged; a forged token is never valid.
-@_spi(Fuzzing)
 public enum MediaTokenFuzzing {
-    private static let key: RSAPublicKey? = {
-        // A fixed throw-away key pair is not needed: any key works, since fuzzed inputs never carry a valid signature.
-        (try? RSAPrivateKey(keySizeInBits: 2048))?.publicKey
-    }()
+    /// The committed fixture key (fuzzed inputs never carry a valid signature, so any key would do; this one is
+    /// deterministic).
+    private static let key: RSAPublicKey? = Fixtures.leafKey.publicKey
 
     private static let verifier: MediaTokenVerifier? = key.flatMap {
         try? MediaTokenVerifier(trustedKeys: [$0], requestorID: "tvekit-fuzz", clockSkew: .seconds(60),
