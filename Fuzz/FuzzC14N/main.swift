@@ -6,14 +6,14 @@
 import TVEFuzzSupport
 
 #if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzFuzzC14N(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
-    SAMLFuzzing.runCanonicalizer(UnsafeRawBufferPointer(start: start, count: count))
-    return 0
-}
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzFuzzC14N(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+        SAMLFuzzing.runCanonicalizer(UnsafeRawBufferPointer(start: start, count: count))
+        return 0
+    }
 #else
-@main
-enum ReplayFuzzC14NInputs {
-    static func main() { FuzzReplay.run { SAMLFuzzing.runCanonicalizer($0) } }
-}
+    @main
+    enum ReplayFuzzC14NInputs {
+        static func main() { FuzzReplay.run { SAMLFuzzing.runCanonicalizer($0) } }
+    }
 #endif

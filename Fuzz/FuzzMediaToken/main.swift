@@ -6,14 +6,14 @@
 import TVEFuzzSupport
 
 #if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzFuzzMediaToken(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
-    MediaTokenFuzzing.run(UnsafeRawBufferPointer(start: start, count: count))
-    return 0
-}
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzFuzzMediaToken(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+        MediaTokenFuzzing.run(UnsafeRawBufferPointer(start: start, count: count))
+        return 0
+    }
 #else
-@main
-enum ReplayFuzzMediaTokenInputs {
-    static func main() { FuzzReplay.run { MediaTokenFuzzing.run($0) } }
-}
+    @main
+    enum ReplayFuzzMediaTokenInputs {
+        static func main() { FuzzReplay.run { MediaTokenFuzzing.run($0) } }
+    }
 #endif

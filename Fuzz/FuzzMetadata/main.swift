@@ -6,14 +6,14 @@
 import TVEFuzzSupport
 
 #if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzFuzzMetadata(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
-    MetadataFuzzing.run(UnsafeRawBufferPointer(start: start, count: count))
-    return 0
-}
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzFuzzMetadata(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+        MetadataFuzzing.run(UnsafeRawBufferPointer(start: start, count: count))
+        return 0
+    }
 #else
-@main
-enum ReplayFuzzMetadataInputs {
-    static func main() { FuzzReplay.run { MetadataFuzzing.run($0) } }
-}
+    @main
+    enum ReplayFuzzMetadataInputs {
+        static func main() { FuzzReplay.run { MetadataFuzzing.run($0) } }
+    }
 #endif

@@ -6,14 +6,14 @@
 import TVEFuzzSupport
 
 #if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzFuzzSAMLParser(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
-    SAMLFuzzing.runParser(UnsafeRawBufferPointer(start: start, count: count))
-    return 0
-}
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzFuzzSAMLParser(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+        SAMLFuzzing.runParser(UnsafeRawBufferPointer(start: start, count: count))
+        return 0
+    }
 #else
-@main
-enum ReplayFuzzSAMLParserInputs {
-    static func main() { FuzzReplay.run { SAMLFuzzing.runParser($0) } }
-}
+    @main
+    enum ReplayFuzzSAMLParserInputs {
+        static func main() { FuzzReplay.run { SAMLFuzzing.runParser($0) } }
+    }
 #endif

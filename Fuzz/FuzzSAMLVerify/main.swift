@@ -6,14 +6,14 @@
 import TVEFuzzSupport
 
 #if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzFuzzSAMLVerify(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
-    SAMLFuzzing.runVerifier(UnsafeRawBufferPointer(start: start, count: count))
-    return 0
-}
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzFuzzSAMLVerify(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+        SAMLFuzzing.runVerifier(UnsafeRawBufferPointer(start: start, count: count))
+        return 0
+    }
 #else
-@main
-enum ReplayFuzzSAMLVerifyInputs {
-    static func main() { FuzzReplay.run { SAMLFuzzing.runVerifier($0) } }
-}
+    @main
+    enum ReplayFuzzSAMLVerifyInputs {
+        static func main() { FuzzReplay.run { SAMLFuzzing.runVerifier($0) } }
+    }
 #endif

@@ -32,7 +32,9 @@ public enum AES {
         /// Encrypts `plaintext` under `key` with the 16-byte `iv`.
         /// - Throws: ``TVECryptoError/Code/invalidParameter`` for a bad key or IV length.
         public static func encrypt(_ plaintext: some DataProtocol, key: some DataProtocol, iv: some DataProtocol) throws -> [UInt8] {
-            guard plaintext.count <= maximumInputCount else { throw TVECryptoError.inputTooLarge(reason: "AES-CBC input over \(maximumInputCount) bytes") }
+            guard plaintext.count <= maximumInputCount else {
+                throw TVECryptoError.inputTooLarge(reason: "AES-CBC input over \(maximumInputCount) bytes")
+            }
             guard iv.count == 16 else { throw TVECryptoError.invalidParameter(reason: "AES-CBC IV is \(iv.count) bytes; it must be 16") }
             let evpCipher = try AES.cipher(keyCount: key.count, cbc: true)
             let context = try ContextBox()
@@ -42,11 +44,15 @@ public enum AES {
                 iv.withContiguousBytes { ivBytes in
                     plaintext.withContiguousBytes { input in
                         output.withUnsafeMutableBufferPointer { out -> Bool in
-                            guard EVP_EncryptInit_ex2(context.pointer, evpCipher, keyBytes.bytePointer, ivBytes.bytePointer, nil) == 1 else { return false }
+                            guard EVP_EncryptInit_ex2(context.pointer, evpCipher, keyBytes.bytePointer, ivBytes.bytePointer, nil) == 1
+                            else { return false }
                             var written: Int32 = 0
-                            guard EVP_EncryptUpdate(context.pointer, out.baseAddress, &written, input.bytePointer, Int32(input.count)) == 1 else { return false }
+                            guard EVP_EncryptUpdate(context.pointer, out.baseAddress, &written, input.bytePointer, Int32(input.count)) == 1
+                            else { return false }
                             total = Int(written)
-                            guard EVP_EncryptFinal_ex(context.pointer, out.baseAddress.map { $0 + total }, &written) == 1 else { return false }
+                            guard EVP_EncryptFinal_ex(context.pointer, out.baseAddress.map { $0 + total }, &written) == 1 else {
+                                return false
+                            }
                             total += Int(written)
                             return true
                         }
@@ -66,7 +72,9 @@ public enum AES {
         /// - Throws: ``TVECryptoError/Code/invalidParameter`` for a bad key or IV length,
         ///   ``TVECryptoError/Code/decryptionFailed`` for a ciphertext that does not decrypt.
         public static func decrypt(_ ciphertext: some DataProtocol, key: some DataProtocol, iv: some DataProtocol) throws -> SecureBytes {
-            guard ciphertext.count <= maximumInputCount else { throw TVECryptoError.inputTooLarge(reason: "AES-CBC input over \(maximumInputCount) bytes") }
+            guard ciphertext.count <= maximumInputCount else {
+                throw TVECryptoError.inputTooLarge(reason: "AES-CBC input over \(maximumInputCount) bytes")
+            }
             guard iv.count == 16 else { throw TVECryptoError.invalidParameter(reason: "AES-CBC IV is \(iv.count) bytes; it must be 16") }
             let evpCipher = try AES.cipher(keyCount: key.count, cbc: true)
             guard !ciphertext.isEmpty, ciphertext.count % 16 == 0 else { throw TVECryptoError.decryptionFailed() }
@@ -77,9 +85,12 @@ public enum AES {
                     ciphertext.withContiguousBytes { input in
                         SecureBytes(capacity: input.count + 16) { out -> Int in
                             let base = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                            guard EVP_DecryptInit_ex2(context.pointer, evpCipher, keyBytes.bytePointer, ivBytes.bytePointer, nil) == 1 else { return 0 }
+                            guard EVP_DecryptInit_ex2(context.pointer, evpCipher, keyBytes.bytePointer, ivBytes.bytePointer, nil) == 1
+                            else { return 0 }
                             var written: Int32 = 0
-                            guard EVP_DecryptUpdate(context.pointer, base, &written, input.bytePointer, Int32(input.count)) == 1 else { return 0 }
+                            guard EVP_DecryptUpdate(context.pointer, base, &written, input.bytePointer, Int32(input.count)) == 1 else {
+                                return 0
+                            }
                             let first = Int(written)
                             guard EVP_DecryptFinal_ex(context.pointer, base.map { $0 + first }, &written) == 1 else { return 0 }
                             ok = true
@@ -111,12 +122,16 @@ public enum AES {
         /// - Parameters:
         ///   - nonce: 12 bytes, never reused with the same key.
         /// - Throws: ``TVECryptoError/Code/invalidParameter`` for a bad key or nonce length.
-        public static func seal(_ plaintext: some DataProtocol, key: some DataProtocol, nonce: some DataProtocol,
-                                authenticating authenticatedData: some DataProtocol = [UInt8]()) throws -> SealedBox {
+        public static func seal(
+            _ plaintext: some DataProtocol, key: some DataProtocol, nonce: some DataProtocol,
+            authenticating authenticatedData: some DataProtocol = [UInt8]()
+        ) throws -> SealedBox {
             guard plaintext.count <= maximumInputCount, authenticatedData.count <= maximumInputCount else {
                 throw TVECryptoError.inputTooLarge(reason: "AES-GCM input over \(maximumInputCount) bytes")
             }
-            guard nonce.count == 12 else { throw TVECryptoError.invalidParameter(reason: "AES-GCM nonce is \(nonce.count) bytes; it must be 12") }
+            guard nonce.count == 12 else {
+                throw TVECryptoError.invalidParameter(reason: "AES-GCM nonce is \(nonce.count) bytes; it must be 12")
+            }
             let evpCipher = try AES.cipher(keyCount: key.count, cbc: false)
             let context = try ContextBox()
             var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
@@ -127,17 +142,25 @@ public enum AES {
                         plaintext.withContiguousBytes { input in
                             ciphertext.withUnsafeMutableBufferPointer { out -> Bool in
                                 var written: Int32 = 0
-                                guard EVP_EncryptInit_ex2(context.pointer, evpCipher, keyBytes.bytePointer, nonceBytes.bytePointer, nil) == 1 else { return false }
+                                guard
+                                    EVP_EncryptInit_ex2(context.pointer, evpCipher, keyBytes.bytePointer, nonceBytes.bytePointer, nil) == 1
+                                else { return false }
                                 if aad.count > 0 {
-                                    guard EVP_EncryptUpdate(context.pointer, nil, &written, aad.bytePointer, Int32(aad.count)) == 1 else { return false }
+                                    guard EVP_EncryptUpdate(context.pointer, nil, &written, aad.bytePointer, Int32(aad.count)) == 1 else {
+                                        return false
+                                    }
                                 }
                                 var total = 0
                                 if input.count > 0 {
-                                    guard EVP_EncryptUpdate(context.pointer, out.baseAddress, &written, input.bytePointer, Int32(input.count)) == 1 else { return false }
+                                    guard
+                                        EVP_EncryptUpdate(context.pointer, out.baseAddress, &written, input.bytePointer, Int32(input.count))
+                                            == 1
+                                    else { return false }
                                     total = Int(written)
                                 }
                                 var scratch = [UInt8](repeating: 0, count: 16)
-                                guard EVP_EncryptFinal_ex(context.pointer, &scratch, &written) == 1, total + Int(written) == input.count else { return false }
+                                guard EVP_EncryptFinal_ex(context.pointer, &scratch, &written) == 1, total + Int(written) == input.count
+                                else { return false }
                                 return tag.withUnsafeMutableBytes {
                                     EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_AEAD_GET_TAG, 16, $0.baseAddress) == 1
                                 }
@@ -153,13 +176,19 @@ public enum AES {
         /// Checks the tag and decrypts. Nothing is returned unless the tag verifies.
         /// - Throws: ``TVECryptoError/Code/authenticationFailed`` when the tag, ciphertext, nonce or authenticated
         ///   data were changed or the key is wrong; ``TVECryptoError/Code/invalidParameter`` for bad lengths.
-        public static func open(_ box: SealedBox, key: some DataProtocol, nonce: some DataProtocol,
-                                authenticating authenticatedData: some DataProtocol = [UInt8]()) throws -> SecureBytes {
+        public static func open(
+            _ box: SealedBox, key: some DataProtocol, nonce: some DataProtocol,
+            authenticating authenticatedData: some DataProtocol = [UInt8]()
+        ) throws -> SecureBytes {
             guard box.ciphertext.count <= maximumInputCount, authenticatedData.count <= maximumInputCount else {
                 throw TVECryptoError.inputTooLarge(reason: "AES-GCM input over \(maximumInputCount) bytes")
             }
-            guard nonce.count == 12 else { throw TVECryptoError.invalidParameter(reason: "AES-GCM nonce is \(nonce.count) bytes; it must be 12") }
-            guard box.tag.count == 16 else { throw TVECryptoError.authenticationFailed(reason: "AES-GCM tag is \(box.tag.count) bytes; it must be 16") }
+            guard nonce.count == 12 else {
+                throw TVECryptoError.invalidParameter(reason: "AES-GCM nonce is \(nonce.count) bytes; it must be 12")
+            }
+            guard box.tag.count == 16 else {
+                throw TVECryptoError.authenticationFailed(reason: "AES-GCM tag is \(box.tag.count) bytes; it must be 16")
+            }
             let evpCipher = try AES.cipher(keyCount: key.count, cbc: false)
             let context = try ContextBox()
             var ok = false
@@ -171,12 +200,17 @@ public enum AES {
                             SecureBytes(capacity: input.count) { out -> Int in
                                 let base = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
                                 var written: Int32 = 0
-                                guard EVP_DecryptInit_ex2(context.pointer, evpCipher, keyBytes.bytePointer, nonceBytes.bytePointer, nil) == 1 else { return 0 }
+                                guard
+                                    EVP_DecryptInit_ex2(context.pointer, evpCipher, keyBytes.bytePointer, nonceBytes.bytePointer, nil) == 1
+                                else { return 0 }
                                 if aad.count > 0 {
-                                    guard EVP_DecryptUpdate(context.pointer, nil, &written, aad.bytePointer, Int32(aad.count)) == 1 else { return 0 }
+                                    guard EVP_DecryptUpdate(context.pointer, nil, &written, aad.bytePointer, Int32(aad.count)) == 1 else {
+                                        return 0
+                                    }
                                 }
                                 if input.count > 0 {
-                                    guard EVP_DecryptUpdate(context.pointer, base, &written, input.bytePointer, Int32(input.count)) == 1 else { return 0 }
+                                    guard EVP_DecryptUpdate(context.pointer, base, &written, input.bytePointer, Int32(input.count)) == 1
+                                    else { return 0 }
                                 }
                                 let setTag = tag.withUnsafeMutableBytes {
                                     EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_AEAD_SET_TAG, 16, $0.baseAddress) == 1

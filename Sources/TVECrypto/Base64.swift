@@ -32,7 +32,9 @@ public enum Base64 {
     @inlinable
     public static func decode(bytes: some Collection<UInt8>, options: DecodingOptions = []) throws -> [UInt8] {
         let whitespace = options.contains(.ignoringWhitespace)
-        if let result = try bytes.withContiguousStorageIfAvailable({ try _decode(UnsafeRawBufferPointer($0), ignoringWhitespace: whitespace) }) {
+        if let result = try bytes.withContiguousStorageIfAvailable({
+            try _decode(UnsafeRawBufferPointer($0), ignoringWhitespace: whitespace)
+        }) {
             return result
         }
         return try [UInt8](bytes).withUnsafeBytes { try _decode($0, ignoringWhitespace: whitespace) }
@@ -52,10 +54,13 @@ public enum Base64 {
     /// - Returns: the number of bytes written.
     /// - Throws: ``TVECryptoError/Code/invalidBase64``, or ``TVECryptoError/Code/invalidParameter`` when `output`
     ///   is too small.
-    public static func decode(buffer: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
-                              options: DecodingOptions = []) throws -> Int {
-        try Base64Codec.decode(buffer, url: false, ignoringWhitespace: options.contains(.ignoringWhitespace),
-                               into: output.bindMemory(to: UInt8.self))
+    public static func decode(
+        buffer: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+        options: DecodingOptions = []
+    ) throws -> Int {
+        try Base64Codec.decode(
+            buffer, url: false, ignoringWhitespace: options.contains(.ignoringWhitespace),
+            into: output.bindMemory(to: UInt8.self))
     }
 
     @usableFromInline
@@ -119,8 +124,9 @@ enum Base64Codec {
         input.withContiguousBytes { bytes in
             let count = encodedCount(bytes.count, padding: padding, lineLength: lineLength)
             let encoded = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                initialized = encode(bytes, into: UnsafeMutableRawBufferPointer(buffer), alphabet: alphabet, padding: padding,
-                                     lineLength: lineLength)
+                initialized = encode(
+                    bytes, into: UnsafeMutableRawBufferPointer(buffer), alphabet: alphabet, padding: padding,
+                    lineLength: lineLength)
             }
             return String(decoding: encoded, as: UTF8.self)
         }
@@ -144,8 +150,10 @@ enum Base64Codec {
 
     /// Writes the encoding of `bytes` into `output`, which has room for ``encodedCount(_:padding:lineLength:)``
     /// bytes; returns the number written.
-    static func encode(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, alphabet: [UInt8],
-                       padding: Bool, lineLength: Int?) -> Int {
+    static func encode(
+        _ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, alphabet: [UInt8],
+        padding: Bool, lineLength: Int?
+    ) -> Int {
         let wrap = (lineLength ?? 0) > 0 ? lineLength ?? 0 : Int.max
         var written = 0
         var symbols = 0
@@ -217,8 +225,10 @@ enum Base64Codec {
 
     /// Decodes into `out`, which holds at least ``decodedCapacity(_:)`` bytes; returns the bytes written. On an
     /// error `out` is wiped.
-    static func decode(_ text: UnsafeRawBufferPointer, url: Bool, ignoringWhitespace: Bool,
-                       into out: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
+    static func decode(
+        _ text: UnsafeRawBufferPointer, url: Bool, ignoringWhitespace: Bool,
+        into out: UnsafeMutableBufferPointer<UInt8>
+    ) throws -> Int {
         guard out.count >= decodedCapacity(text.count) else {
             throw TVECryptoError.invalidParameter(reason: "the output buffer is too small for the Base64 text")
         }
@@ -260,10 +270,12 @@ enum Base64Codec {
     /// `count` never exceeds `position / 4 * 3` and the output holds `text.count / 4 * 3 + 3` bytes, so there is
     /// always room for the stores below; the loop conditions check the room anyway.
     @inline(__always)
-    private static func decodeGroups(_ text: UnsafeRawBufferPointer, groupTable: UnsafeBufferPointer<UInt32>,
-                                     into out: UnsafeMutableBufferPointer<UInt8>, state: inout DecodingState) {
+    private static func decodeGroups(
+        _ text: UnsafeRawBufferPointer, groupTable: UnsafeBufferPointer<UInt32>,
+        into out: UnsafeMutableBufferPointer<UInt8>, state: inout DecodingState
+    ) {
         guard let input = text.baseAddress?.assumingMemoryBound(to: UInt8.self), let output = out.baseAddress,
-              let t = groupTable.baseAddress, groupTable.count == 1024
+            let t = groupTable.baseAddress, groupTable.count == 1024
         else { return }
         let end = text.count
         var position = state.position
@@ -310,13 +322,15 @@ enum Base64Codec {
     /// The exact decoder, from `state.position` on (a group boundary, no padding seen). Returns `true` when it has
     /// read the whole text and checked the end, `false` when it stops after whitespace at a group boundary,
     /// before any padding, with an alphabet symbol next, for the fast path to go on.
-    private static func decodeRest(_ text: UnsafeRawBufferPointer, url: Bool, ignoringWhitespace: Bool,
-                                   table: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>,
-                                   state: inout DecodingState) throws -> Bool {
+    private static func decodeRest(
+        _ text: UnsafeRawBufferPointer, url: Bool, ignoringWhitespace: Bool,
+        table: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>,
+        state: inout DecodingState
+    ) throws -> Bool {
         var count = state.count
         var accumulator: UInt32 = 0
         var symbols = state.symbols  // alphabet symbols seen (a multiple of 4 at the start)
-        var padding = 0              // `=` seen
+        var padding = 0  // `=` seen
         var position = state.position
         while position < text.count {
             let character = text[position]

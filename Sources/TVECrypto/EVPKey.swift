@@ -74,10 +74,12 @@ final class EVPKey: @unchecked Sendable {
     /// are never pooled.
     func withContext<R>(for operation: Operation, label: [UInt8] = [], _ body: (Context) throws -> R) throws -> R {
         let poolable = label.isEmpty
-        let reused: Context? = poolable ? pool.withLock { pool -> Context? in
-            for index in pool.indices where pool[index].operation == operation { return pool[index].contexts.popLast() }
-            return nil
-        } : nil
+        let reused: Context? =
+            poolable
+            ? pool.withLock { pool -> Context? in
+                for index in pool.indices where pool[index].operation == operation { return pool[index].contexts.popLast() }
+                return nil
+            } : nil
         let context = try reused ?? makeContext(for: operation, label: label)
         do {
             let result = try body(context)
@@ -133,15 +135,18 @@ final class EVPKey: @unchecked Sendable {
         case .verify:
             ok = false  // verification contexts are made by `makeContext` without an EVP_PKEY_CTX
         case .sign(let hash):
-            ok = EVP_PKEY_sign_init(context) == 1
+            ok =
+                EVP_PKEY_sign_init(context) == 1
                 && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
                 && EVP_PKEY_CTX_set_signature_md(context, hash.evpMD) == 1
         case .decryptPKCS1:
-            ok = EVP_PKEY_decrypt_init(context) == 1
+            ok =
+                EVP_PKEY_decrypt_init(context) == 1
                 && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
                 && copenssl_rsa_disable_implicit_rejection(context) == 1
         case .encryptPKCS1:
-            ok = EVP_PKEY_encrypt_init(context) == 1
+            ok =
+                EVP_PKEY_encrypt_init(context) == 1
                 && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
         case .decryptOAEP(let hash, let mgf1), .encryptOAEP(let hash, let mgf1):
             if case .decryptOAEP = operation {
@@ -149,7 +154,8 @@ final class EVPKey: @unchecked Sendable {
             } else {
                 ok = EVP_PKEY_encrypt_init(context) == 1
             }
-            ok = ok
+            ok =
+                ok
                 && EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_OAEP_PADDING) == 1
                 && EVP_PKEY_CTX_set_rsa_oaep_md(context, hash.evpMD) == 1
                 && EVP_PKEY_CTX_set_rsa_mgf1_md(context, mgf1.evpMD) == 1

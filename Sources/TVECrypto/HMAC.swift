@@ -16,8 +16,9 @@ public enum HMAC {
         let ok = key.withContiguousBytes { keyBytes in
             data.withContiguousBytes { dataBytes in
                 code.withUnsafeMutableBufferPointer { output in
-                    COpenSSL.HMAC(hash.evpMD, keyBytes.bytePointer, Int32(keyBytes.count), dataBytes.bytePointer, dataBytes.count,
-                                  output.baseAddress, &length) != nil
+                    COpenSSL.HMAC(
+                        hash.evpMD, keyBytes.bytePointer, Int32(keyBytes.count), dataBytes.bytePointer, dataBytes.count,
+                        output.baseAddress, &length) != nil
                 }
             }
         }
@@ -26,8 +27,10 @@ public enum HMAC {
     }
 
     /// Returns whether `code` is the authentication code of `data` under `key`, comparing in constant time.
-    public static func isValidAuthenticationCode(_ code: some DataProtocol, for data: some DataProtocol, key: some DataProtocol,
-                                                 hash: HashFunction) -> Bool {
+    public static func isValidAuthenticationCode(
+        _ code: some DataProtocol, for data: some DataProtocol, key: some DataProtocol,
+        hash: HashFunction
+    ) -> Bool {
         guard let expected = try? authenticationCode(for: data, key: key, hash: hash) else { return false }
         return ConstantTime.equals(expected, code)
     }

@@ -73,7 +73,7 @@ public struct HashFunction: Hashable, Sendable, CustomStringConvertible {
     func digestInto(_ input: UnsafeRawBufferPointer, _ output: UnsafeMutablePointer<UInt8>) throws {
         var length: UInt32 = 0
         guard EVP_Digest(input.baseAddress ?? UnsafeRawPointer(emptyBytePointer), input.count, output, &length, evpMD, nil) == 1,
-              Int(length) == digestByteCount
+            Int(length) == digestByteCount
         else { throw TVECryptoError.openSSLFailure(reason: "EVP_Digest(\(self)) failed") }
     }
 }
@@ -89,7 +89,8 @@ public enum InsecureDigest {
         var length: UInt32 = 0
         let ok = data.withContiguousBytes { input in
             digest.withUnsafeMutableBufferPointer { output in
-                EVP_Digest(input.baseAddress ?? UnsafeRawPointer(emptyBytePointer), input.count, output.baseAddress, &length, EVP_md5(), nil)
+                EVP_Digest(
+                    input.baseAddress ?? UnsafeRawPointer(emptyBytePointer), input.count, output.baseAddress, &length, EVP_md5(), nil)
             }
         }
         guard ok == 1, length == 16 else { throw TVECryptoError.openSSLFailure(reason: "EVP_Digest(MD5) failed") }

@@ -18,16 +18,18 @@ enum RSAKeyPolicy {
 
     static func checkIterations(_ count: Int, what: String) throws {
         guard count <= maximumPBEIterations else {
-            throw TVECryptoError.inputTooLarge(reason: count == Int.max
-                ? "the \(what) uses a key-derivation function other than PBKDF2 (such as scrypt), which is not accepted"
-                : "the \(what) asks for \(count) password iterations; the limit is \(maximumPBEIterations)")
+            throw TVECryptoError.inputTooLarge(
+                reason: count == Int.max
+                    ? "the \(what) uses a key-derivation function other than PBKDF2 (such as scrypt), which is not accepted"
+                    : "the \(what) asks for \(count) password iterations; the limit is \(maximumPBEIterations)")
         }
     }
 
     /// Checks that `key` is RSA and of an allowed size; frees nothing.
     static func check(_ key: OpaquePointer, allowingSmallKeys: Bool) throws {
-        try check(key, minimumBits: allowingSmallKeys ? minimumUnsafeBits : minimumBits,
-                  hint: allowingSmallKeys ? "" : " (use an unsafe initialiser to accept smaller keys)")
+        try check(
+            key, minimumBits: allowingSmallKeys ? minimumUnsafeBits : minimumBits,
+            hint: allowingSmallKeys ? "" : " (use an unsafe initialiser to accept smaller keys)")
     }
 
     /// The smallest modulus accepted by the `allowing1024BitKeys` loaders of public keys.
@@ -64,14 +66,17 @@ enum RSAKeyPolicy {
             BN_free(e)
         }
         guard BN_is_odd(e) == 1, BN_num_bits(e) >= 2, BN_num_bits(e) <= 64, BN_ucmp(e, n) < 0 else {
-            throw TVECryptoError.malformedKey(reason: "the RSA public exponent must be odd, at least 3, at most 64 bits and below the modulus")
+            throw TVECryptoError.malformedKey(
+                reason: "the RSA public exponent must be odd, at least 3, at most 64 bits and below the modulus")
         }
     }
 
     /// Runs a `d2i_*` function over all of `der` and returns its result only if it consumed every byte.
-    static func decodeDER(_ der: UnsafeRawBufferPointer,
-                          _ decoder: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?,
-                          free: (OpaquePointer) -> Void) -> OpaquePointer? {
+    static func decodeDER(
+        _ der: UnsafeRawBufferPointer,
+        _ decoder: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?,
+        free: (OpaquePointer) -> Void
+    ) -> OpaquePointer? {
         guard der.count > 0 else { return nil }
         var cursor: UnsafePointer<UInt8>? = der.bytePointer
         guard let object = decoder(&cursor, der.count) else { return nil }
@@ -118,8 +123,10 @@ enum RSAKeyPolicy {
         }
     }
 
-    static func decodePrivate(_ bytes: UnsafeRawBufferPointer, inputType: InputType, passphrase: SecureBytes?,
-                              encrypted: Bool) throws -> OpaquePointer {
+    static func decodePrivate(
+        _ bytes: UnsafeRawBufferPointer, inputType: InputType, passphrase: SecureBytes?,
+        encrypted: Bool
+    ) throws -> OpaquePointer {
         if encrypted, inputType == .der {
             // Read the PBKDF2 iteration count before OpenSSL spends the work.
             if let sig = decodeDER(bytes, { d2i_X509_SIG(nil, $0, $1) }, free: { X509_SIG_free($0) }) {
@@ -156,7 +163,9 @@ enum RSAKeyPolicy {
         guard decoded, let key else {
             if let key { EVP_PKEY_free(key) }
             if encrypted {
-                if passphrase == nil { throw TVECryptoError.passphraseRequired(reason: "the private key is encrypted; give its passphrase") }
+                if passphrase == nil {
+                    throw TVECryptoError.passphraseRequired(reason: "the private key is encrypted; give its passphrase")
+                }
                 throw TVECryptoError.wrongPassword(reason: "the passphrase does not decrypt the private key")
             }
             throw TVECryptoError.malformedKey(reason: "the \(inputType.rawValue) data is not a private key (PKCS#8 or PKCS#1)")

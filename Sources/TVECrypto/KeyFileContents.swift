@@ -41,8 +41,11 @@ public struct KeyFileContents: Sendable {
                 case "PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "RSA PRIVATE KEY":
                     var slice = bytes.withContiguousBytes { [UInt8]($0[block.range]) }
                     defer { slice.withUnsafeMutableBytes { wipe($0) } }
-                    items.append(.privateKey(try RSAPrivateKey(pem: slice, passphrase: password.map(SecureBytes.init(utf8:)),
-                                                               allowingSmallKeys: false)))
+                    items.append(
+                        .privateKey(
+                            try RSAPrivateKey(
+                                pem: slice, passphrase: password.map(SecureBytes.init(utf8:)),
+                                allowingSmallKeys: false)))
                 case let label where label.hasSuffix("PRIVATE KEY"):
                     throw TVECryptoError.unsupportedKeyType(reason: "the file holds an \(label), not an RSA key")
                 default:
@@ -60,8 +63,10 @@ public struct KeyFileContents: Sendable {
         }
         do {
             let bundle = try PKCS12Bundle(derRepresentation: bytes, password: password ?? "")
-            return KeyFileContents(format: "PKCS#12", items: [.privateKey(bundle.privateKey), .certificate(bundle.certificate)]
-                + bundle.chain.map { .certificate($0) })
+            return KeyFileContents(
+                format: "PKCS#12",
+                items: [.privateKey(bundle.privateKey), .certificate(bundle.certificate)]
+                    + bundle.chain.map { .certificate($0) })
         } catch let error as TVECryptoError where error.code != .malformedPKCS12 {
             throw error
         } catch {

@@ -96,7 +96,7 @@ public final class OpenSSLVerifyBaseline: @unchecked Sendable {
             throw TVECryptoError.openSSLFailure(reason: "baseline context set-up failed")
         }
         guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1,
-              EVP_PKEY_CTX_set_signature_md(context, HashFunction.sha256.evpMD) == 1
+            EVP_PKEY_CTX_set_signature_md(context, HashFunction.sha256.evpMD) == 1
         else {
             EVP_PKEY_CTX_free(context)
             throw TVECryptoError.openSSLFailure(reason: "baseline context set-up failed")
@@ -124,7 +124,8 @@ public final class OpenSSLVerifyBaseline: @unchecked Sendable {
     /// ``RSAPrivateKey/init(keySizeInBits:)`` refuses to generate keys under 2048 bits, on purpose. The private
     /// key never leaves this function.
     public static func generatingKeyPair(keySizeInBits: Int, message: some DataProtocol) throws
-        -> (publicKey: RSAPublicKey, signature: [UInt8], baseline: OpenSSLVerifyBaseline) {
+        -> (publicKey: RSAPublicKey, signature: [UInt8], baseline: OpenSSLVerifyBaseline)
+    {
         guard keySizeInBits >= 1024, keySizeInBits <= 4096 else {
             throw TVECryptoError.invalidParameter(reason: "benchmark keys are 1024 to 4096 bits")
         }
@@ -135,7 +136,7 @@ public final class OpenSSLVerifyBaseline: @unchecked Sendable {
         defer { EVP_PKEY_CTX_free(generator) }
         var generated: OpaquePointer? = nil
         guard EVP_PKEY_keygen_init(generator) == 1, EVP_PKEY_CTX_set_rsa_keygen_bits(generator, Int32(keySizeInBits)) == 1,
-              EVP_PKEY_generate(generator, &generated) == 1, let pkey = generated
+            EVP_PKEY_generate(generator, &generated) == 1, let pkey = generated
         else {
             EVP_PKEY_free(generated)
             ERR_clear_error()
@@ -151,8 +152,8 @@ public final class OpenSSLVerifyBaseline: @unchecked Sendable {
         var signature = [UInt8](repeating: 0, count: Int(EVP_PKEY_get_size(pkey)))
         var length = signature.count
         guard EVP_PKEY_sign_init(signer) == 1, EVP_PKEY_CTX_set_rsa_padding(signer, RSA_PKCS1_PADDING) == 1,
-              EVP_PKEY_CTX_set_signature_md(signer, HashFunction.sha256.evpMD) == 1,
-              EVP_PKEY_sign(signer, &signature, &length, digest, digest.count) == 1, length == signature.count
+            EVP_PKEY_CTX_set_signature_md(signer, HashFunction.sha256.evpMD) == 1,
+            EVP_PKEY_sign(signer, &signature, &length, digest, digest.count) == 1, length == signature.count
         else {
             ERR_clear_error()
             throw TVECryptoError.openSSLFailure(reason: "signing with the generated key failed")

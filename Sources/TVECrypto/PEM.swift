@@ -73,7 +73,8 @@ struct PEMBlock {
             let labelStart = start + begin.count
             guard let labelEnd = firstIndex(of: dashes, in: raw, from: labelStart) else { return fail("a BEGIN line is not closed") }
             let labelBytes = [UInt8](raw[labelStart..<labelEnd])
-            guard !labelBytes.isEmpty, labelBytes.count <= 64, labelBytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "-") }) else {
+            guard !labelBytes.isEmpty, labelBytes.count <= 64, labelBytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "-") })
+            else {
                 return fail("a BEGIN line has no valid label")
             }
             let label = String(decoding: labelBytes, as: UTF8.self)
@@ -82,7 +83,7 @@ struct PEMBlock {
                 return fail("the '\(label)' block has no END line")
             }
             guard closeStart + closing.count <= raw.count,
-                  zip(closing.indices, closing).allSatisfy({ raw[closeStart + $0] == $1 })
+                zip(closing.indices, closing).allSatisfy({ raw[closeStart + $0] == $1 })
             else { return fail("the END line of the '\(label)' block has another label") }
             let bodyStart = labelEnd + dashes.count
             let blockEnd = closeStart + closing.count

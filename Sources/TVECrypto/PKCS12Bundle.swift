@@ -51,9 +51,11 @@ public struct PKCS12Bundle: Sendable {
             buffer.copyBytes(from: utf8)
             return utf8.count + 1
         }
-        guard let p12 = derRepresentation.withContiguousBytes({
-            RSAKeyPolicy.decodeDER($0, { d2i_PKCS12(nil, $0, $1) }, free: { PKCS12_free($0) })
-        }) else {
+        guard
+            let p12 = derRepresentation.withContiguousBytes({
+                RSAKeyPolicy.decodeDER($0, { d2i_PKCS12(nil, $0, $1) }, free: { PKCS12_free($0) })
+            })
+        else {
             throw TVECryptoError.malformedPKCS12(reason: "the data is not a complete PKCS#12 structure")
         }
         defer { PKCS12_free(p12) }
@@ -103,7 +105,9 @@ public struct PKCS12Bundle: Sendable {
 
     /// Runs `PKCS12_parse`. When it fails because an algorithm is missing from the loaded providers (RC2 and DES
     /// live in the legacy provider), loads the legacy provider and tries once more. Returns owned pointers.
-    private static func parse(_ p12: OpaquePointer, password: UnsafePointer<CChar>?) throws -> (OpaquePointer, OpaquePointer, [OpaquePointer]) {
+    private static func parse(_ p12: OpaquePointer, password: UnsafePointer<CChar>?) throws -> (
+        OpaquePointer, OpaquePointer, [OpaquePointer]
+    ) {
         var result = parseOnce(p12, password: password)
         if result == nil {
             let needsLegacy = copenssl_drain_errors_has_unsupported() == 1
@@ -127,7 +131,9 @@ public struct PKCS12Bundle: Sendable {
         return (key, certificate, chain)
     }
 
-    private static func parseOnce(_ p12: OpaquePointer, password: UnsafePointer<CChar>?) -> (OpaquePointer?, OpaquePointer?, [OpaquePointer])? {
+    private static func parseOnce(_ p12: OpaquePointer, password: UnsafePointer<CChar>?) -> (
+        OpaquePointer?, OpaquePointer?, [OpaquePointer]
+    )? {
         var key: OpaquePointer? = nil
         var certificate: OpaquePointer? = nil
         var stack: OpaquePointer? = nil

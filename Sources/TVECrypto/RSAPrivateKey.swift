@@ -78,7 +78,8 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
     /// - Parameter keySizeInBits: 2048 to 16384.
     public init(keySizeInBits: Int = 2048) throws {
         guard keySizeInBits >= RSAKeyPolicy.minimumBits, keySizeInBits <= RSAKeyPolicy.maximumBits else {
-            throw TVECryptoError.invalidParameter(reason: "RSA key size \(keySizeInBits) is outside \(RSAKeyPolicy.minimumBits)...\(RSAKeyPolicy.maximumBits)")
+            throw TVECryptoError.invalidParameter(
+                reason: "RSA key size \(keySizeInBits) is outside \(RSAKeyPolicy.minimumBits)...\(RSAKeyPolicy.maximumBits)")
         }
         // The context keeps the key-type pointer, so it must be a static C string.
         guard let context = EVP_PKEY_CTX_new_from_name(nil, copenssl_literal_RSA(), nil) else {
@@ -87,8 +88,8 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer? = nil
         guard EVP_PKEY_keygen_init(context) == 1,
-              EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(keySizeInBits)) == 1,
-              EVP_PKEY_generate(context, &key) == 1, let key
+            EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(keySizeInBits)) == 1,
+            EVP_PKEY_generate(context, &key) == 1, let key
         else { throw TVECryptoError.openSSLFailure(reason: "RSA key generation failed") }
         try self.init(backing: EVPKey(taking: key), allowingSmallKeys: false)
     }
@@ -116,7 +117,8 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
             if found.contains(where: { $0.hasSuffix("PRIVATE KEY") }) {
                 throw TVECryptoError.unsupportedKeyType(reason: "the PEM holds \(found.joined(separator: ", ")), not an RSA key")
             }
-            throw TVECryptoError.malformedKey(reason: found.isEmpty ? "no PEM block found" : "no private key block; found \(found.joined(separator: ", "))")
+            throw TVECryptoError.malformedKey(
+                reason: found.isEmpty ? "no PEM block found" : "no private key block; found \(found.joined(separator: ", "))")
         }
         let encrypted = blocks[index].label == "ENCRYPTED PRIVATE KEY" || blocks[index].hasHeaders
         let range = blocks[index].range
@@ -125,8 +127,9 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
         let key: OpaquePointer
         if blocks[index].hasHeaders {
             key = try pem.withUnsafeBytes {
-                try RSAKeyPolicy.decodePrivate(UnsafeRawBufferPointer(rebasing: $0[range]), inputType: .pem,
-                                               passphrase: passphrase, encrypted: encrypted)
+                try RSAKeyPolicy.decodePrivate(
+                    UnsafeRawBufferPointer(rebasing: $0[range]), inputType: .pem,
+                    passphrase: passphrase, encrypted: encrypted)
             }
         } else {
             key = try blocks[index].der.withUnsafeBytes {
@@ -139,8 +142,9 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
     private init(der: some DataProtocol, passphrase: SecureBytes?, allowingSmallKeys: Bool) throws {
         try checkInputSize(der.count, limit: RSAKeyPolicy.maximumEncodedKeyBytes, what: "DER private key")
         let key = try der.withContiguousBytes { bytes in
-            try RSAKeyPolicy.decodePrivate(bytes, inputType: .der, passphrase: passphrase,
-                                           encrypted: RSAKeyPolicy.isEncryptedPKCS8(bytes))
+            try RSAKeyPolicy.decodePrivate(
+                bytes, inputType: .der, passphrase: passphrase,
+                encrypted: RSAKeyPolicy.isEncryptedPKCS8(bytes))
         }
         try self.init(backing: EVPKey(taking: key), allowingSmallKeys: allowingSmallKeys)
     }
@@ -231,8 +235,10 @@ public struct RSAPrivateKey: Sendable, CustomStringConvertible {
                 try backing.withContext(for: padding.operation(decrypt: true), label: padding.label) { context in
                     SecureBytes(capacity: backing.byteCount) { output in
                         var length = output.count
-                        guard EVP_PKEY_decrypt(context.pointer, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
-                                               input.bytePointer, input.count) == 1
+                        guard
+                            EVP_PKEY_decrypt(
+                                context.pointer, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
+                                input.bytePointer, input.count) == 1
                         else { return 0 }
                         ok = true
                         return length

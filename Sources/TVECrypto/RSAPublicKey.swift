@@ -32,8 +32,9 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
         func check(_ key: OpaquePointer) throws {
             switch self {
             case .standard:
-                try RSAKeyPolicy.check(key, minimumBits: RSAKeyPolicy.minimumBits,
-                                       hint: " (pass allowing1024BitKeys: true to accept a 1024-bit key)")
+                try RSAKeyPolicy.check(
+                    key, minimumBits: RSAKeyPolicy.minimumBits,
+                    hint: " (pass allowing1024BitKeys: true to accept a 1024-bit key)")
             case .legacy1024: try RSAKeyPolicy.check(key, minimumBits: RSAKeyPolicy.minimumLegacyBits, hint: "")
             case .unsafe: try RSAKeyPolicy.check(key, minimumBits: RSAKeyPolicy.minimumUnsafeBits, hint: "")
             }
@@ -117,7 +118,8 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
     /// `PUBLIC KEY`, `RSA PUBLIC KEY`, in order; other blocks are ignored), or one DER public key or certificate,
     /// or concatenated DER certificates. This is what `tvekit token verify --cert` reads.
     /// - Throws: ``TVECryptoError/Code/malformedKey`` when no key is found, or the error of the first unusable key.
-    public static func keys(encodedKeysOrCertificates bytes: some DataProtocol, allowing1024BitKeys: Bool = false) throws -> [RSAPublicKey] {
+    public static func keys(encodedKeysOrCertificates bytes: some DataProtocol, allowing1024BitKeys: Bool = false) throws -> [RSAPublicKey]
+    {
         let policy = SizePolicy(allowing1024BitKeys: allowing1024BitKeys)
         try checkInputSize(bytes.count, limit: X509Certificate.maximumEncodedBytes, what: "public keys or certificates")
         if PEMBlock.looksLikePEM(bytes) {
@@ -129,7 +131,8 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
             var keys: [RSAPublicKey] = []
             for block in blocks {
                 switch block.label {
-                case "CERTIFICATE": keys.append(try RSAPublicKey(certificate: X509Certificate(derRepresentation: block.der), policy: policy))
+                case "CERTIFICATE":
+                    keys.append(try RSAPublicKey(certificate: X509Certificate(derRepresentation: block.der), policy: policy))
                 case "PUBLIC KEY", "RSA PUBLIC KEY": keys.append(try RSAPublicKey(der: block.der, policy: policy))
                 default: continue
                 }
@@ -161,8 +164,9 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     private init(pem: [UInt8], policy: SizePolicy, certificates: Bool) throws {
-        try checkInputSize(pem.count, limit: certificates ? X509Certificate.maximumEncodedBytes : RSAKeyPolicy.maximumEncodedKeyBytes,
-                           what: "PEM public key")
+        try checkInputSize(
+            pem.count, limit: certificates ? X509Certificate.maximumEncodedBytes : RSAKeyPolicy.maximumEncodedKeyBytes,
+            what: "PEM public key")
         let blocks: [PEMBlock]
         switch PEMBlock.parseAll(pem) {
         case .success(let parsed): blocks = parsed
@@ -174,8 +178,10 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
             if found.contains(where: { $0.contains("PRIVATE KEY") }) {
                 throw TVECryptoError.malformedKey(reason: "the PEM holds a private key where a public key was expected")
             }
-            throw TVECryptoError.malformedKey(reason: found.isEmpty ? "no PEM block found"
-                : "no public key block; found \(found.joined(separator: ", "))")
+            throw TVECryptoError.malformedKey(
+                reason: found.isEmpty
+                    ? "no PEM block found"
+                    : "no public key block; found \(found.joined(separator: ", "))")
         }
         if block.label == "CERTIFICATE" {
             try self.init(certificate: X509Certificate(derRepresentation: block.der), policy: policy)
@@ -217,8 +223,10 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
     ///   - padding: the scheme and hash; ``RSASignaturePadding/pkcs1v15SHA256`` by default.
     /// - Returns: `true` only for a valid signature. Never throws: any failure is `false`.
     @inlinable
-    public func isValidSignature(_ signature: some DataProtocol, for message: some DataProtocol,
-                                 padding: RSASignaturePadding = .pkcs1v15SHA256) -> Bool {
+    public func isValidSignature(
+        _ signature: some DataProtocol, for message: some DataProtocol,
+        padding: RSASignaturePadding = .pkcs1v15SHA256
+    ) -> Bool {
         // A thin generic layer, specialised in the caller's module, over a non-generic core: unspecialised generic
         // code across a module boundary would cost more than the hashing.
         signature.withContiguousBytes { signatureBytes in
@@ -229,8 +237,10 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     @usableFromInline
-    func _isValidSignature(_ signatureBytes: UnsafeRawBufferPointer, for messageBytes: UnsafeRawBufferPointer,
-                           padding: RSASignaturePadding) -> Bool {
+    func _isValidSignature(
+        _ signatureBytes: UnsafeRawBufferPointer, for messageBytes: UnsafeRawBufferPointer,
+        padding: RSASignaturePadding
+    ) -> Bool {
         guard signatureBytes.count == backing.byteCount else { return false }
         let hash = padding.hash
         // Room for the digest, then the recovered and the expected encoded blocks.
@@ -253,7 +263,8 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
     public func encrypt(_ plaintext: some DataProtocol, padding: RSAEncryptionPadding) throws -> [UInt8] {
         let limit = backing.byteCount - padding.overhead
         guard plaintext.count <= limit else {
-            throw TVECryptoError.invalidParameter(reason: "the plaintext is \(plaintext.count) bytes; \(padding) with this key takes at most \(limit)")
+            throw TVECryptoError.invalidParameter(
+                reason: "the plaintext is \(plaintext.count) bytes; \(padding) with this key takes at most \(limit)")
         }
         var output = [UInt8](repeating: 0, count: backing.byteCount)
         var length = output.count

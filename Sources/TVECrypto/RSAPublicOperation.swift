@@ -37,8 +37,8 @@ final class RSAPublicOperation: @unchecked Sendable {
         let recovered = BN_new()
         // The key policy has checked e (odd, 3 to 64 bits, below n); checked again here, next to the arithmetic.
         guard let context, let montgomery, let representative, let recovered,
-              BN_is_odd(n) == 1, BN_is_odd(e) == 1, BN_num_bits(e) >= 2, BN_num_bits(e) <= 64, BN_ucmp(e, n) < 0,
-              BN_MONT_CTX_set(montgomery, n, context) == 1
+            BN_is_odd(n) == 1, BN_is_odd(e) == 1, BN_num_bits(e) >= 2, BN_num_bits(e) <= 64, BN_ucmp(e, n) < 0,
+            BN_MONT_CTX_set(montgomery, n, context) == 1
         else {
             // The RSA key policy has checked the key, so only an allocation failure ends here.
             BN_free(n)
@@ -72,20 +72,22 @@ final class RSAPublicOperation: @unchecked Sendable {
     /// - Parameters:
     ///   - digest: the message digest, `hash.digestByteCount` bytes.
     ///   - scratch: at least `2 × byteCount` bytes of working memory.
-    func isValidPKCS1v15(signature: UnsafeRawBufferPointer, digest: UnsafePointer<UInt8>, hash: HashFunction,
-                         scratch: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+    func isValidPKCS1v15(
+        signature: UnsafeRawBufferPointer, digest: UnsafePointer<UInt8>, hash: HashFunction,
+        scratch: UnsafeMutableBufferPointer<UInt8>
+    ) -> Bool {
         let k = byteCount
         guard let prefix = hash.digestInfoPrefix else { return false }
         let t = prefix.count + hash.digestByteCount
         // RFC 8017 §8.2.2 step 1 (length) and §9.2 step 3 (at least 8 bytes of padding).
         guard signature.count == k, k >= t + 11, scratch.count >= 2 * k, let base = scratch.baseAddress,
-              let signatureBase = signature.baseAddress
+            let signatureBase = signature.baseAddress
         else { return false }
         // §8.2.2 step 2: s as an integer, which must be below n (RSAVP1 step 1), then m = s^e mod n.
         guard BN_bin2bn(signatureBase.assumingMemoryBound(to: UInt8.self), Int32(k), representative) != nil,
-              BN_ucmp(representative, modulus) < 0,
-              BN_mod_exp_mont(recovered, representative, exponent, modulus, bignumContext, montgomery) == 1,
-              BN_bn2binpad(recovered, base, Int32(k)) == Int32(k)
+            BN_ucmp(representative, modulus) < 0,
+            BN_mod_exp_mont(recovered, representative, exponent, modulus, bignumContext, montgomery) == 1,
+            BN_bn2binpad(recovered, base, Int32(k)) == Int32(k)
         else {
             ERR_clear_error()
             return false
@@ -99,8 +101,9 @@ final class RSAPublicOperation: @unchecked Sendable {
         for (offset, byte) in prefix.enumerated() { expected[k - t + offset] = byte }
         (expected + (k - hash.digestByteCount)).update(from: digest, count: hash.digestByteCount)
         // Step 4: compare whole blocks.
-        return ConstantTime.equals(UnsafeRawBufferPointer(start: base, count: k),
-                                   UnsafeRawBufferPointer(start: expected, count: k))
+        return ConstantTime.equals(
+            UnsafeRawBufferPointer(start: base, count: k),
+            UnsafeRawBufferPointer(start: expected, count: k))
     }
 }
 
@@ -117,8 +120,16 @@ extension HashFunction {
         }
     }
 
-    private static let sha224DigestInfo: [UInt8] = [0x30, 0x2D, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x04, 0x05, 0x00, 0x04, 0x1C]
-    private static let sha256DigestInfo: [UInt8] = [0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20]
-    private static let sha384DigestInfo: [UInt8] = [0x30, 0x41, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02, 0x05, 0x00, 0x04, 0x30]
-    private static let sha512DigestInfo: [UInt8] = [0x30, 0x51, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00, 0x04, 0x40]
+    private static let sha224DigestInfo: [UInt8] = [
+        0x30, 0x2D, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x04, 0x05, 0x00, 0x04, 0x1C,
+    ]
+    private static let sha256DigestInfo: [UInt8] = [
+        0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20,
+    ]
+    private static let sha384DigestInfo: [UInt8] = [
+        0x30, 0x41, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02, 0x05, 0x00, 0x04, 0x30,
+    ]
+    private static let sha512DigestInfo: [UInt8] = [
+        0x30, 0x51, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00, 0x04, 0x40,
+    ]
 }

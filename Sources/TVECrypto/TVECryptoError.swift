@@ -210,7 +210,9 @@ public struct TVECryptoError: Error, Hashable, Sendable, CustomStringConvertible
         return Self(code: .decryptionFailed, reason: "decryption failed", openSSLErrors: [], file: "TVECrypto", line: 0)
     }
     @inline(never)
-    public static func authenticationFailed(reason: String = "the authentication tag does not verify", file: String = #fileID, line: UInt = #line) -> Self {
+    public static func authenticationFailed(
+        reason: String = "the authentication tag does not verify", file: String = #fileID, line: UInt = #line
+    ) -> Self {
         clearOpenSSLErrors()
         return Self(code: .authenticationFailed, reason: reason, openSSLErrors: [], file: file, line: line)
     }

@@ -71,7 +71,8 @@ public struct X509Certificate: Sendable, Hashable, CustomStringConvertible {
     public init(pemRepresentation: String) throws {
         let all = try Self.certificates(pemRepresentation: pemRepresentation)
         guard all.count == 1, let only = all.first else {
-            throw TVECryptoError.malformedCertificate(reason: "the PEM holds \(all.count) certificates; use X509Certificate.certificates(pemRepresentation:) for a bundle")
+            throw TVECryptoError.malformedCertificate(
+                reason: "the PEM holds \(all.count) certificates; use X509Certificate.certificates(pemRepresentation:) for a bundle")
         }
         self = only
     }
@@ -79,9 +80,11 @@ public struct X509Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Loads one certificate from DER. Trailing bytes are an error.
     public init(derRepresentation: some DataProtocol) throws {
         try checkInputSize(derRepresentation.count, limit: Self.maximumEncodedBytes, what: "DER certificate")
-        guard let pointer = derRepresentation.withContiguousBytes({
-            RSAKeyPolicy.decodeDER($0, { d2i_X509(nil, $0, $1) }, free: { X509_free($0) })
-        }) else {
+        guard
+            let pointer = derRepresentation.withContiguousBytes({
+                RSAKeyPolicy.decodeDER($0, { d2i_X509(nil, $0, $1) }, free: { X509_free($0) })
+            })
+        else {
             throw TVECryptoError.malformedCertificate(reason: "the DER data is not one X.509 certificate")
         }
         try self.init(taking: pointer)

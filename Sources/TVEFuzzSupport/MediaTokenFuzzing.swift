@@ -15,8 +15,9 @@ public enum MediaTokenFuzzing {
     private static let key: RSAPublicKey? = Fixtures.leafKey.publicKey
 
     private static let verifier: MediaTokenVerifier? = key.flatMap {
-        try? MediaTokenVerifier(trustedKeys: [$0], requestorID: "tvekit-fuzz", clockSkew: .seconds(60),
-                                clock: FixedMediaTokenClock(milliseconds: 1_767_225_600_000), replayGuard: InMemoryTokenReplayGuard(capacity: 1024))
+        try? MediaTokenVerifier(
+            trustedKeys: [$0], requestorID: "tvekit-fuzz", clockSkew: .seconds(60),
+            clock: FixedMediaTokenClock(milliseconds: 1_767_225_600_000), replayGuard: InMemoryTokenReplayGuard(capacity: 1024))
     }
 
     /// Runs one input. Returns normally unless an invariant is broken, in which case it traps.
@@ -30,17 +31,19 @@ public enum MediaTokenFuzzing {
         }
         guard let token = parsed else { return }
         check(token.signedRange.lowerBound >= 0 && token.signedRange.upperBound == token.text.count, "signed range out of place")
-        check(token.signedBytes.starts(with: Array("<\(token.form.root.rawValue)>".utf8))
-              && token.signedBytes.reversed().starts(with: Array("</\(token.form.root.rawValue)>".utf8).reversed()),
-              "signed bytes are not the root element")
+        check(
+            token.signedBytes.starts(with: Array("<\(token.form.root.rawValue)>".utf8))
+                && token.signedBytes.reversed().starts(with: Array("</\(token.form.root.rawValue)>".utf8).reversed()),
+            "signed bytes are not the root element")
         check(token.ttl >= 0 && token.issueTime >= 0, "negative integer accepted")
         if case .dateTime = token.form.issueTimeEncoding {
             check(token.issueTime % 1000 == 0 && token.issueTimeText.utf8.count == 25, "dated issueTime out of shape")
             // The writer gives back the same text for the parsed instant and offset (a zero offset is written `+0000`;
             // `-0000` is read as the same offset).
             let sent = token.issueTimeText.hasSuffix(" -0000") ? String(token.issueTimeText.dropLast(5)) + "+0000" : token.issueTimeText
-            check((try? MediaTokenWriter.issueTimeText(token.issueTime, token.form.issueTimeEncoding)) == sent,
-                  "dated issueTime does not round-trip")
+            check(
+                (try? MediaTokenWriter.issueTimeText(token.issueTime, token.form.issueTimeEncoding)) == sent,
+                "dated issueTime does not round-trip")
         } else {
             check(Int64(token.issueTimeText) == token.issueTime, "epoch issueTime does not round-trip")
         }

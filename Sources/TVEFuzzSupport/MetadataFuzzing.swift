@@ -59,7 +59,7 @@ public enum MetadataFuzzing {
 
     private static func runValue(_ data: UnsafeRawBufferPointer) {
         guard data.count <= UserMetadataDocument.maximumCiphertextBytes, let text = String(validating: data, as: UTF8.self),
-              let decryptor
+            let decryptor
         else { return }
         do {
             _ = try decryptor.decryptValue(text)

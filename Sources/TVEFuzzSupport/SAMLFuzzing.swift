@@ -13,7 +13,7 @@ public enum SAMLFuzzing {
 
     static let verifier: SAMLResponseVerifier? = {
         guard let certificate = try? X509Certificate(pemRepresentation: certificatePEM),
-              let configuration = try? SAMLVerifierConfiguration(
+            let configuration = try? SAMLVerifierConfiguration(
                 idpCertificates: [certificate], idpEntityID: "https://idp.mvpd.example/saml", spEntityID: "https://sp.tvekit.example/saml",
                 acsURL: "https://sp.tvekit.example/saml/acs", requestID: "_req-0001", clockSkew: .seconds(180),
                 clock: { Date(timeIntervalSince1970: 1_767_225_900) })

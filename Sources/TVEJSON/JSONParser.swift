@@ -142,7 +142,9 @@ struct JSONParser {
             guard let byte = current else { throw fail("an unterminated string") }
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = String(validating: buffer, as: UTF8.self) else { throw Failure(offset: start, what: "invalid UTF-8 in a string") }
+                guard let text = String(validating: buffer, as: UTF8.self) else {
+                    throw Failure(offset: start, what: "invalid UTF-8 in a string")
+                }
                 position += 1
                 return text
             case UInt8(ascii: "\\"):

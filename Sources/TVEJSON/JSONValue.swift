@@ -42,7 +42,11 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         case .integer(let value): hasher.combine(2); hasher.combine(value)
         case .number(let value):
             // An integral number hashes like the equal integer.
-            if let integer = Int64(exactly: value) { hasher.combine(2); hasher.combine(integer) } else { hasher.combine(3); hasher.combine(value) }
+            if let integer = Int64(exactly: value) {
+                hasher.combine(2); hasher.combine(integer)
+            } else {
+                hasher.combine(3); hasher.combine(value)
+            }
         case .string(let value): hasher.combine(4); hasher.combine(value)
         case .array(let value): hasher.combine(5); hasher.combine(value)
         case .object(let value): hasher.combine(6); hasher.combine(value)

@@ -96,16 +96,20 @@ public enum JWE {
             throw MetadataError.malformedCiphertext(reason: "the JWE protected header lacks \"alg\" or \"enc\"")
         }
         guard let keyAlgorithm = KeyAlgorithm(rawValue: alg) else {
-            throw MetadataError.unsupportedAlgorithm(reason: "JWE alg \"\(UserMetadataDocument.printable(alg))\" is not accepted (RSA-OAEP, RSA-OAEP-256, opt-in RSA1_5)")
+            throw MetadataError.unsupportedAlgorithm(
+                reason: "JWE alg \"\(UserMetadataDocument.printable(alg))\" is not accepted (RSA-OAEP, RSA-OAEP-256, opt-in RSA1_5)")
         }
         guard let contentAlgorithm = ContentAlgorithm(rawValue: enc) else {
-            throw MetadataError.unsupportedAlgorithm(reason: "JWE enc \"\(UserMetadataDocument.printable(enc))\" is not accepted (A128CBC-HS256, A256CBC-HS512, A128GCM, A256GCM)")
+            throw MetadataError.unsupportedAlgorithm(
+                reason:
+                    "JWE enc \"\(UserMetadataDocument.printable(enc))\" is not accepted (A128CBC-HS256, A256CBC-HS512, A128GCM, A256GCM)")
         }
         if header["zip"] != nil {
             throw MetadataError.unsupportedAlgorithm(reason: "compressed JWE (\"zip\") is not accepted")
         }
         if header["crit"] != nil {
-            throw MetadataError.unsupportedAlgorithm(reason: "the JWE names critical extensions (\"crit\"), which TVEKit does not implement")
+            throw MetadataError.unsupportedAlgorithm(
+                reason: "the JWE names critical extensions (\"crit\"), which TVEKit does not implement")
         }
         let encryptedKey = try decode(1, "encrypted key")
         let iv = try decode(2, "initialization vector")
@@ -118,8 +122,9 @@ public enum JWE {
         guard tag.count == contentAlgorithm.tagCount else {
             throw MetadataError.malformedCiphertext(reason: "the JWE tag is \(tag.count) bytes; \(enc) takes \(contentAlgorithm.tagCount)")
         }
-        return Compact(keyAlgorithm: keyAlgorithm, contentAlgorithm: contentAlgorithm, protectedHeaderText: Array(parts[0]),
-                       encryptedKey: encryptedKey, iv: iv, ciphertext: ciphertext, tag: tag)
+        return Compact(
+            keyAlgorithm: keyAlgorithm, contentAlgorithm: contentAlgorithm, protectedHeaderText: Array(parts[0]),
+            encryptedKey: encryptedKey, iv: iv, ciphertext: ciphertext, tag: tag)
     }
 
     /// Decrypts a parsed JWE. Every failure after the structural checks is ``MetadataError/decryptionFailed()``.
@@ -129,7 +134,8 @@ public enum JWE {
     /// tag failure.
     static func decrypt(_ jwe: Compact, with key: RSAPrivateKey, allowingRSA1_5: Bool) throws -> SecureBytes {
         if jwe.keyAlgorithm == .rsa1_5, !allowingRSA1_5 {
-            throw MetadataError.unsupportedAlgorithm(reason: "JWE alg RSA1_5 is refused unless the decryptor allows it (Bleichenbacher's attack)")
+            throw MetadataError.unsupportedAlgorithm(
+                reason: "JWE alg RSA1_5 is refused unless the decryptor allows it (Bleichenbacher's attack)")
         }
         let enc = jwe.contentAlgorithm
         // The substitute key is drawn before the key transport runs, so both outcomes cost the same work; without
@@ -139,8 +145,9 @@ public enum JWE {
         let contentKey = transported.flatMap { $0.count == enc.keyCount ? $0 : nil } ?? substitute
         do {
             if enc.isGCM {
-                return try AES.GCM.open(AES.GCM.SealedBox(ciphertext: jwe.ciphertext, tag: jwe.tag), key: contentKey,
-                                        nonce: jwe.iv, authenticating: jwe.protectedHeaderText)
+                return try AES.GCM.open(
+                    AES.GCM.SealedBox(ciphertext: jwe.ciphertext, tag: jwe.tag), key: contentKey,
+                    nonce: jwe.iv, authenticating: jwe.protectedHeaderText)
             }
             let half = enc.keyCount / 2
             let macKey = SecureBytes(contentKey.prefix(half))
@@ -166,8 +173,10 @@ public enum JWE {
     }
 
     /// Encrypts `plaintext` to `publicKey` as a compact JWE with a fresh content key and IV.
-    public static func encrypt(_ plaintext: some DataProtocol, to publicKey: RSAPublicKey, keyAlgorithm: KeyAlgorithm,
-                               contentAlgorithm: ContentAlgorithm) throws -> String {
+    public static func encrypt(
+        _ plaintext: some DataProtocol, to publicKey: RSAPublicKey, keyAlgorithm: KeyAlgorithm,
+        contentAlgorithm: ContentAlgorithm
+    ) throws -> String {
         do {
             let header = "{\"alg\":\"\(keyAlgorithm.rawValue)\",\"enc\":\"\(contentAlgorithm.rawValue)\"}"
             let headerText = Array(Base64URL.encode(Array(header.utf8)).utf8)
@@ -183,11 +192,14 @@ public enum JWE {
             } else {
                 let half = contentAlgorithm.keyCount / 2
                 ciphertext = try AES.CBC.encrypt(plaintext, key: SecureBytes(contentKey.suffix(half)), iv: iv)
-                tag = try cbcTag(macKey: SecureBytes(contentKey.prefix(half)), enc: contentAlgorithm, aad: headerText, iv: iv,
-                                 ciphertext: ciphertext)
+                tag = try cbcTag(
+                    macKey: SecureBytes(contentKey.prefix(half)), enc: contentAlgorithm, aad: headerText, iv: iv,
+                    ciphertext: ciphertext)
             }
-            return [String(decoding: headerText, as: UTF8.self), Base64URL.encode(encryptedKey), Base64URL.encode(iv),
-                    Base64URL.encode(ciphertext), Base64URL.encode(tag)].joined(separator: ".")
+            return [
+                String(decoding: headerText, as: UTF8.self), Base64URL.encode(encryptedKey), Base64URL.encode(iv),
+                Base64URL.encode(ciphertext), Base64URL.encode(tag),
+            ].joined(separator: ".")
         } catch let error as TVECryptoError {
             throw MetadataError.encryptionFailed(reason: "JWE encryption failed: \(error.reason)")
         }

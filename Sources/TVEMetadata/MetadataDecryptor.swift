@@ -91,7 +91,9 @@ public struct MetadataDecryptor: Sendable {
     /// Decrypts one encrypted value to its plaintext bytes, in a buffer that is wiped when released.
     public func decryptValueBytes(_ ciphertext: String) throws -> SecureBytes {
         guard ciphertext.utf8.count <= UserMetadataDocument.maximumCiphertextBytes else {
-            throw MetadataError.inputTooLarge(reason: "the encrypted value is \(ciphertext.utf8.count) bytes; the limit is \(UserMetadataDocument.maximumCiphertextBytes)")
+            throw MetadataError.inputTooLarge(
+                reason: "the encrypted value is \(ciphertext.utf8.count) bytes; the limit is \(UserMetadataDocument.maximumCiphertextBytes)"
+            )
         }
         switch Self.encoding(of: ciphertext) {
         case .jwe:
@@ -105,7 +107,8 @@ public struct MetadataDecryptor: Sendable {
             }
             let size = privateKey.publicKey.modulusByteCount
             guard !blocks.isEmpty, blocks.count % size == 0 else {
-                throw MetadataError.malformedCiphertext(reason: "the value is \(blocks.count) bytes, not a whole number of \(size)-byte RSA blocks")
+                throw MetadataError.malformedCiphertext(
+                    reason: "the value is \(blocks.count) bytes, not a whole number of \(size)-byte RSA blocks")
             }
             do {
                 return try privateKey.decryptPKCS1v15Blocks(blocks)
@@ -188,7 +191,8 @@ extension MetadataEncryptor {
     ///   ``MetadataError/Code/encryptionFailed``.
     public func encryptDocument(plainJSONText text: some DataProtocol) throws -> UserMetadataDocument {
         guard text.count <= UserMetadataDocument.maximumDocumentBytes else {
-            throw MetadataError.inputTooLarge(reason: "the document is \(text.count) bytes; the limit is \(UserMetadataDocument.maximumDocumentBytes)")
+            throw MetadataError.inputTooLarge(
+                reason: "the document is \(text.count) bytes; the limit is \(UserMetadataDocument.maximumDocumentBytes)")
         }
         guard case .object(let root)? = JSONValue(jsonText: text), case .object(let data)? = root["data"] else {
             throw MetadataError.malformedDocument(reason: "the document is not a JSON object with a \"data\" object")
@@ -206,7 +210,8 @@ extension MetadataEncryptor {
             }
             keys = Set(list.compactMap(\.stringValue))
             if let missing = keys.first(where: { data[$0] == nil }) {
-                throw MetadataError.malformedDocument(reason: "\"encrypted\" lists \"\(UserMetadataDocument.printable(missing))\", which \"data\" lacks")
+                throw MetadataError.malformedDocument(
+                    reason: "\"encrypted\" lists \"\(UserMetadataDocument.printable(missing))\", which \"data\" lacks")
             }
         }
         return try encryptDocument(UserMetadata(updated: updated, values: data), encrypting: keys)

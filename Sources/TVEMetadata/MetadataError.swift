@@ -11,7 +11,7 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Backing: String, Sendable {
             case malformedDocument, malformedCiphertext, unsupportedAlgorithm, decryptionFailed, inputTooLarge,
-                 invalidConfiguration, encryptionFailed
+                invalidConfiguration, encryptionFailed
         }
         fileprivate let backing: Backing
 
@@ -71,12 +71,16 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
 
     @inline(never) public static func malformedDocument(reason: String = "") -> Self { Self(code: .malformedDocument, reason: reason) }
     @inline(never) public static func malformedCiphertext(reason: String = "") -> Self { Self(code: .malformedCiphertext, reason: reason) }
-    @inline(never) public static func unsupportedAlgorithm(reason: String = "") -> Self { Self(code: .unsupportedAlgorithm, reason: reason) }
+    @inline(never) public static func unsupportedAlgorithm(reason: String = "") -> Self {
+        Self(code: .unsupportedAlgorithm, reason: reason)
+    }
     /// The one decryption failure: the message never varies.
     @inline(never) public static func decryptionFailed() -> Self {
         Self(code: .decryptionFailed, reason: "the value does not decrypt with this private key")
     }
     @inline(never) public static func inputTooLarge(reason: String = "") -> Self { Self(code: .inputTooLarge, reason: reason) }
-    @inline(never) public static func invalidConfiguration(reason: String = "") -> Self { Self(code: .invalidConfiguration, reason: reason) }
+    @inline(never) public static func invalidConfiguration(reason: String = "") -> Self {
+        Self(code: .invalidConfiguration, reason: reason)
+    }
     @inline(never) public static func encryptionFailed(reason: String = "") -> Self { Self(code: .encryptionFailed, reason: reason) }
 }

@@ -125,7 +125,8 @@ public struct UserMetadataDocument: Sendable, Hashable {
             case .string("plain")?: entries[key] = .plain(value)
             case .string("enc")?: entries[key] = .encrypted(try Self.ciphertext(value, key: key))
             default:
-                throw MetadataError.malformedDocument(reason: "attribute \"\(Self.printable(key))\" has a state other than \"plain\" or \"enc\"")
+                throw MetadataError.malformedDocument(
+                    reason: "attribute \"\(Self.printable(key))\" has a state other than \"plain\" or \"enc\"")
             }
         }
         self.init(shape: .restV2, updated: nil, entries: entries)
@@ -136,7 +137,8 @@ public struct UserMetadataDocument: Sendable, Hashable {
             throw MetadataError.malformedDocument(reason: "the encrypted value of \"\(printable(key))\" is not a string")
         }
         guard text.utf8.count <= maximumCiphertextBytes else {
-            throw MetadataError.inputTooLarge(reason: "the encrypted value of \"\(printable(key))\" is \(text.utf8.count) bytes; the limit is \(maximumCiphertextBytes)")
+            throw MetadataError.inputTooLarge(
+                reason: "the encrypted value of \"\(printable(key))\" is \(text.utf8.count) bytes; the limit is \(maximumCiphertextBytes)")
         }
         return text
     }

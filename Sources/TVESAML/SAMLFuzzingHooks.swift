@@ -20,7 +20,8 @@ package enum SAMLFuzzingHooks {
     /// `leftOut` says whether a Signature child was left out. `nil` forms are failures. Returns nil when the input does
     /// not parse.
     package static func canonicalForms(_ data: UnsafeRawBufferPointer, limit: Int = 16)
-        -> [(libxml2: [UInt8]?, tvekit: [UInt8]?, leftOut: Bool)]? {
+        -> [(libxml2: [UInt8]?, tvekit: [UInt8]?, leftOut: Bool)]?
+    {
         guard let document = try? XMLDocument.parse(data, readOnly: true) else { return nil }
         var results: [(libxml2: [UInt8]?, tvekit: [UInt8]?, leftOut: Bool)] = []
         var stack: [XMLNode] = [document.root]
@@ -33,9 +34,12 @@ package enum SAMLFuzzingHooks {
                     if current.pointee.type == XML_ELEMENT_NODE, XML.localName(current) == "Signature" { excluded = current }
                     child = current.pointee.next
                 }
-                results.append((try? document.canonicalize(node, excluding: excluded, exclusive: true, inclusivePrefixes: [], using: .libxml2),
-                                try? document.canonicalize(node, excluding: excluded, exclusive: true, inclusivePrefixes: [], using: .preferred),
-                                excluded != nil))
+                results.append(
+                    (
+                        try? document.canonicalize(node, excluding: excluded, exclusive: true, inclusivePrefixes: [], using: .libxml2),
+                        try? document.canonicalize(node, excluding: excluded, exclusive: true, inclusivePrefixes: [], using: .preferred),
+                        excluded != nil
+                    ))
             }
             var child = node.pointee.last
             while let current = child {

@@ -18,10 +18,12 @@ public struct SAMLResponseBuilder: Sendable {
     /// Attributes in order.
     public var attributes: [SSOAttribute]
 
-    public init(responseID: String = "_" + UUID().uuidString, assertionID: String = "_" + UUID().uuidString, issuer: String,
-                destination: String, audience: String, inResponseTo: String?, nameID: String,
-                sessionIndex: String = "_" + UUID().uuidString, issueInstant: Date = Date(), lifetime: Duration = .seconds(300),
-                attributes: [SSOAttribute] = []) {
+    public init(
+        responseID: String = "_" + UUID().uuidString, assertionID: String = "_" + UUID().uuidString, issuer: String,
+        destination: String, audience: String, inResponseTo: String?, nameID: String,
+        sessionIndex: String = "_" + UUID().uuidString, issueInstant: Date = Date(), lifetime: Duration = .seconds(300),
+        attributes: [SSOAttribute] = []
+    ) {
         self.responseID = responseID
         self.assertionID = assertionID
         self.issuer = issuer
@@ -40,8 +42,10 @@ public struct SAMLResponseBuilder: Sendable {
         let start = Self.dateTime(issueInstant)
         let end = Self.dateTime(issueInstant.addingTimeInterval(Double(lifetime.components.seconds)))
         let irt = inResponseTo.map { " InResponseTo=\"\(Self.escape($0))\"" } ?? ""
-        var xml = "<samlp:Response xmlns:samlp=\"urn:oasis:names:tc:SAML:2.0:protocol\" xmlns:saml=\"urn:oasis:names:tc:SAML:2.0:assertion\""
-        xml += " ID=\"\(Self.escape(responseID))\" Version=\"2.0\" IssueInstant=\"\(start)\" Destination=\"\(Self.escape(destination))\"\(irt)>"
+        var xml =
+            "<samlp:Response xmlns:samlp=\"urn:oasis:names:tc:SAML:2.0:protocol\" xmlns:saml=\"urn:oasis:names:tc:SAML:2.0:assertion\""
+        xml +=
+            " ID=\"\(Self.escape(responseID))\" Version=\"2.0\" IssueInstant=\"\(start)\" Destination=\"\(Self.escape(destination))\"\(irt)>"
         xml += "<saml:Issuer>\(Self.escape(issuer))</saml:Issuer>"
         xml += "<samlp:Status><samlp:StatusCode Value=\"urn:oasis:names:tc:SAML:2.0:status:Success\"/></samlp:Status>"
         xml += "<saml:Assertion ID=\"\(Self.escape(assertionID))\" Version=\"2.0\" IssueInstant=\"\(start)\">"

@@ -22,9 +22,11 @@ public struct SAMLVerifierConfiguration: Sendable {
     /// Where "now" comes from.
     public var clock: @Sendable () -> Date
 
-    public init(idpKeys: [RSAPublicKey], idpEntityID: String, spEntityID: String, acsURL: String,
-                requestID: String? = nil, allowsIdPInitiated: Bool = false, clockSkew: Duration = .zero,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        idpKeys: [RSAPublicKey], idpEntityID: String, spEntityID: String, acsURL: String,
+        requestID: String? = nil, allowsIdPInitiated: Bool = false, clockSkew: Duration = .zero,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.idpKeys = idpKeys
         self.allowsIdPInitiated = allowsIdPInitiated
         self.idpEntityID = idpEntityID
@@ -37,17 +39,20 @@ public struct SAMLVerifierConfiguration: Sendable {
 
     /// Pins the keys of the IdP's signing certificates. Certificate dates are not checked: trust is configuration.
     /// - Throws: ``SAMLError/Code/invalidConfiguration`` when a certificate's key is not a usable RSA key.
-    public init(idpCertificates: [X509Certificate], idpEntityID: String, spEntityID: String, acsURL: String,
-                requestID: String? = nil, allowsIdPInitiated: Bool = false, clockSkew: Duration = .zero,
-                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    public init(
+        idpCertificates: [X509Certificate], idpEntityID: String, spEntityID: String, acsURL: String,
+        requestID: String? = nil, allowsIdPInitiated: Bool = false, clockSkew: Duration = .zero,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         let keys: [RSAPublicKey]
         do {
             keys = try idpCertificates.map { try RSAPublicKey(certificate: $0) }
         } catch let error as TVECryptoError {
             throw SAMLError.invalidConfiguration("an IdP certificate's key is unusable: \(error.reason)")
         }
-        self.init(idpKeys: keys, idpEntityID: idpEntityID, spEntityID: spEntityID, acsURL: acsURL, requestID: requestID,
-                  allowsIdPInitiated: allowsIdPInitiated, clockSkew: clockSkew, clock: clock)
+        self.init(
+            idpKeys: keys, idpEntityID: idpEntityID, spEntityID: spEntityID, acsURL: acsURL, requestID: requestID,
+            allowsIdPInitiated: allowsIdPInitiated, clockSkew: clockSkew, clock: clock)
     }
 }
 
@@ -123,11 +128,14 @@ public struct SAMLResponseVerifier: Sendable {
         guard configuration.requestID != nil || configuration.allowsIdPInitiated else {
             throw SAMLError.invalidConfiguration("no request ID: set allowsIdPInitiated to accept unsolicited responses")
         }
-        for (name, value) in [("IdP entity ID", configuration.idpEntityID), ("SP entity ID", configuration.spEntityID),
-                              ("ACS URL", configuration.acsURL)] where value.isEmpty {
+        for (name, value) in [
+            ("IdP entity ID", configuration.idpEntityID), ("SP entity ID", configuration.spEntityID),
+            ("ACS URL", configuration.acsURL),
+        ] where value.isEmpty {
             throw SAMLError.invalidConfiguration("the \(name) is empty")
         }
-        let skew = Double(configuration.clockSkew.components.seconds)
+        let skew =
+            Double(configuration.clockSkew.components.seconds)
             + Double(configuration.clockSkew.components.attoseconds) / 1e18
         guard skew >= 0, skew <= 600 else { throw SAMLError.invalidConfiguration("the clock skew must be between 0 and 600 seconds") }
         keys = configuration.idpKeys
@@ -140,7 +148,9 @@ public struct SAMLResponseVerifier: Sendable {
     public func verify(_ input: some DataProtocol) throws(SAMLError) -> SSOAssertion {
         let bytes = [UInt8](input)
         guard bytes.count <= Self.maximumInputBytes * 4 / 3 + 4096 else {
-            throw .rejected([SAMLPolicyFailure(.inputSize, "the input is \(bytes.count) bytes; the limit is \(Self.maximumInputBytes) of XML")])
+            throw .rejected([
+                SAMLPolicyFailure(.inputSize, "the input is \(bytes.count) bytes; the limit is \(Self.maximumInputBytes) of XML")
+            ])
         }
         let xml = try Self.xmlBytes(bytes)
         return try verify(Self.parse(xml))
@@ -166,7 +176,9 @@ public struct SAMLResponseVerifier: Sendable {
         do {
             return try Base64.decode(bytes: bytes[start...], options: .ignoringWhitespace)
         } catch {
-            throw .rejected([SAMLPolicyFailure(.inputEncoding, "the input is neither XML nor Base64: \((error as? TVECryptoError)?.reason ?? "invalid")")])
+            throw .rejected([
+                SAMLPolicyFailure(.inputEncoding, "the input is neither XML nor Base64: \((error as? TVECryptoError)?.reason ?? "invalid")")
+            ])
         }
     }
 
@@ -177,8 +189,13 @@ public struct SAMLResponseVerifier: Sendable {
         }
         let scan = try Self.scan(root)
         guard scan.assertions.count == 1, scan.encryptedAssertions == 0 else {
-            throw .rejected([SAMLPolicyFailure(.assertionCount, scan.encryptedAssertions > 0
-                ? "encrypted assertions are not supported" : "the document holds \(scan.assertions.count) saml:Assertion elements; exactly one is required")])
+            throw .rejected([
+                SAMLPolicyFailure(
+                    .assertionCount,
+                    scan.encryptedAssertions > 0
+                        ? "encrypted assertions are not supported"
+                        : "the document holds \(scan.assertions.count) saml:Assertion elements; exactly one is required")
+            ])
         }
         let assertion = scan.assertions[0]
         guard assertion.pointee.parent == root else {
@@ -187,7 +204,10 @@ public struct SAMLResponseVerifier: Sendable {
         var signatureOf: [XMLNode: XMLNode] = [:]
         for signature in scan.signatures {
             guard let parent = signature.pointee.parent, parent == root || parent == assertion, signatureOf[parent] == nil else {
-                throw .rejected([SAMLPolicyFailure(.signaturePosition, "a ds:Signature is not the one direct child signature of the Response or the Assertion")])
+                throw .rejected([
+                    SAMLPolicyFailure(
+                        .signaturePosition, "a ds:Signature is not the one direct child signature of the Response or the Assertion")
+                ])
             }
             signatureOf[parent] = signature
         }
@@ -204,8 +224,9 @@ public struct SAMLResponseVerifier: Sendable {
                 throw .rejected([error])
             }
         }
-        return try semantics(root: root, assertion: assertion, signedResponse: signatureOf[root] != nil,
-                             signedAssertion: signatureOf[assertion] != nil)
+        return try semantics(
+            root: root, assertion: assertion, signedResponse: signatureOf[root] != nil,
+            signedAssertion: signatureOf[assertion] != nil)
     }
 
     struct Scan {
@@ -253,7 +274,8 @@ public struct SAMLResponseVerifier: Sendable {
 
     // MARK: Semantics
 
-    private func semantics(root: XMLNode, assertion: XMLNode, signedResponse: Bool, signedAssertion: Bool) throws(SAMLError) -> SSOAssertion {
+    private func semantics(root: XMLNode, assertion: XMLNode, signedResponse: Bool, signedAssertion: Bool) throws(SAMLError) -> SSOAssertion
+    {
         let saml = XMLNamespace.assertion
         let now = configuration.clock().timeIntervalSince1970
         var failures: [SAMLPolicyFailure] = []
@@ -290,8 +312,8 @@ public struct SAMLResponseVerifier: Sendable {
             guard XML.attribute(confirmation, "Method") == "urn:oasis:names:tc:SAML:2.0:cm:bearer" else { return false }
             return XML.children(confirmation, saml, "SubjectConfirmationData").contains { data in
                 guard XML.attribute(data, "Recipient") == configuration.acsURL,
-                      let notOnOrAfter = XML.attribute(data, "NotOnOrAfter").flatMap(XMLDateTime.parse),
-                      now - skewSeconds < notOnOrAfter.timeIntervalSince1970
+                    let notOnOrAfter = XML.attribute(data, "NotOnOrAfter").flatMap(XMLDateTime.parse),
+                    now - skewSeconds < notOnOrAfter.timeIntervalSince1970
                 else { return false }
                 if let notBefore = XML.attribute(data, "NotBefore") {
                     guard let date = XMLDateTime.parse(notBefore), date.timeIntervalSince1970 <= now + skewSeconds else { return false }
@@ -326,9 +348,11 @@ public struct SAMLResponseVerifier: Sendable {
                 }
             }
             let restrictions = XML.children(conditions[0], saml, "AudienceRestriction")
-            let audienceOK = !restrictions.isEmpty && restrictions.allSatisfy { restriction in
-                XML.children(restriction, saml, "Audience").contains { XML.trimmedText($0) == configuration.spEntityID }
-            }
+            let audienceOK =
+                !restrictions.isEmpty
+                && restrictions.allSatisfy { restriction in
+                    XML.children(restriction, saml, "Audience").contains { XML.trimmedText($0) == configuration.spEntityID }
+                }
             if !audienceOK { fail(.assertionAudience, "the AudienceRestriction does not name this SP") }
         } else {
             fail(.assertionAudience, "the Assertion has no single Conditions element with an AudienceRestriction")
@@ -370,10 +394,10 @@ enum XMLDateTime {
             return value
         }
         guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
-              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
         else { return nil }
         var fraction = 0.0
         if bytes.count > 20 {

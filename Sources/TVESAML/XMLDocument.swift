@@ -59,8 +59,9 @@ final class XMLDocument {
         }
         defer { xmlFreeParserCtxt(context) }
         let parsed = "UTF-8".withCString { encoding in
-            xmlCtxtReadMemory(context, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil, encoding,
-                              readOnly ? readOnlyParseOptions : parseOptions)
+            xmlCtxtReadMemory(
+                context, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil, encoding,
+                readOnly ? readOnlyParseOptions : parseOptions)
         }
         guard let document = parsed else {
             throw .rejected([SAMLPolicyFailure(.malformedXML, "the XML does not parse: \(takeError())")])
@@ -118,10 +119,14 @@ final class XMLDocument {
     }
 
     /// The canonical form of `root`'s subtree without `excluded`'s subtree; fails closed.
-    func canonicalize(_ root: XMLNode, excluding excluded: XMLNode?, exclusive: Bool, inclusivePrefixes: [String],
-                      limit: Int = 16 << 20, using canonicalizer: Canonicalizer = .preferred) throws(SAMLPolicyFailure) -> [UInt8] {
-        try withCanonicalForm(root, excluding: excluded, exclusive: exclusive, inclusivePrefixes: inclusivePrefixes, limit: limit,
-                              using: canonicalizer) { Array($0) }
+    func canonicalize(
+        _ root: XMLNode, excluding excluded: XMLNode?, exclusive: Bool, inclusivePrefixes: [String],
+        limit: Int = 16 << 20, using canonicalizer: Canonicalizer = .preferred
+    ) throws(SAMLPolicyFailure) -> [UInt8] {
+        try withCanonicalForm(
+            root, excluding: excluded, exclusive: exclusive, inclusivePrefixes: inclusivePrefixes, limit: limit,
+            using: canonicalizer
+        ) { Array($0) }
     }
 
     /// Runs `body` over the canonical form in place (no copy); fails closed.
@@ -130,20 +135,26 @@ final class XMLDocument {
     /// walks only the signed subtree: libxml2's walks the whole document from the root, with list allocations per
     /// element, and cost a third of a 50 KB verification. The two give identical bytes (the FuzzC14N fuzzer checks
     /// it on every element); anything else runs libxml2's.
-    func withCanonicalForm<R>(_ root: XMLNode, excluding excluded: XMLNode?, exclusive: Bool, inclusivePrefixes: [String],
-                              limit: Int = 16 << 20, using canonicalizer: Canonicalizer = .preferred,
-                              _ body: (UnsafeBufferPointer<UInt8>) -> R) throws(SAMLPolicyFailure) -> R {
+    func withCanonicalForm<R>(
+        _ root: XMLNode, excluding excluded: XMLNode?, exclusive: Bool, inclusivePrefixes: [String],
+        limit: Int = 16 << 20, using canonicalizer: Canonicalizer = .preferred,
+        _ body: (UnsafeBufferPointer<UInt8>) -> R
+    ) throws(SAMLPolicyFailure) -> R {
         tve_xml_errors_begin()
         defer { tve_xml_errors_end() }
         if canonicalizer == .preferred, exclusive, inclusivePrefixes.isEmpty {
             var output: UnsafeMutablePointer<UInt8>? = nil
             var length = 0
-            guard tve_exc_c14n_subtree(UnsafeMutableRawPointer(pointer), UnsafeMutableRawPointer(root),
-                                       excluded.map { UnsafeMutableRawPointer($0) }, limit, &output, &length) == 0,
-                  let output, length > 0
+            guard
+                tve_exc_c14n_subtree(
+                    UnsafeMutableRawPointer(pointer), UnsafeMutableRawPointer(root),
+                    excluded.map { UnsafeMutableRawPointer($0) }, limit, &output, &length) == 0,
+                let output, length > 0
             else {
-                throw SAMLPolicyFailure(.signatureCanonicalization,
-                                        "canonicalization failed (a relative namespace URI, an entity reference, over 256 levels or namespace renderings, or an oversized subtree)")
+                throw SAMLPolicyFailure(
+                    .signatureCanonicalization,
+                    "canonicalization failed (a relative namespace URI, an entity reference, over 256 levels or namespace renderings, or an oversized subtree)"
+                )
             }
             defer { tve_free(output) }
             return body(UnsafeBufferPointer(start: output, count: length))
@@ -156,9 +167,10 @@ final class XMLDocument {
         let status: Int32 = cStrings.withUnsafeMutableBufferPointer { prefixes in
             guard let base = prefixes.baseAddress else { return -1 }
             return base.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: prefixes.count) { rebound in
-                tve_c14n_subtree(UnsafeMutableRawPointer(pointer), UnsafeMutableRawPointer(root),
-                                 excluded.map { UnsafeMutableRawPointer($0) }, exclusive ? 1 : 0,
-                                 inclusivePrefixes.isEmpty ? nil : rebound, limit, &output, &length)
+                tve_c14n_subtree(
+                    UnsafeMutableRawPointer(pointer), UnsafeMutableRawPointer(root),
+                    excluded.map { UnsafeMutableRawPointer($0) }, exclusive ? 1 : 0,
+                    inclusivePrefixes.isEmpty ? nil : rebound, limit, &output, &length)
             }
         }
         guard status == 0, let output, length > 0 else {
@@ -186,7 +198,7 @@ enum XML {
     /// Compared on the C strings: no Swift string is made per node.
     static func isElement(_ node: XMLNode, _ namespace: StaticString, _ localName: StaticString) -> Bool {
         guard node.pointee.type == XML_ELEMENT_NODE, let name = node.pointee.name, xmlStrEqual(name, localName.utf8Start) == 1,
-              let href = node.pointee.ns?.pointee.href
+            let href = node.pointee.ns?.pointee.href
         else { return false }
         return xmlStrEqual(href, namespace.utf8Start) == 1
     }
@@ -275,7 +287,8 @@ enum XML {
             if attribute.pointee.ns == nil, let attributeName = attribute.pointee.name, xmlStrEqual(attributeName, name.utf8Start) == 1 {
                 // The usual case, one text node, is read in place; anything else through libxml2.
                 if let child = attribute.pointee.children, child.pointee.next == nil, child.pointee.type == XML_TEXT_NODE,
-                   let content = child.pointee.content {
+                    let content = child.pointee.content
+                {
                     return String(cString: content)
                 }
                 guard let value = xmlNodeListGetString(node.pointee.doc, attribute.pointee.children, 1) else { return "" }
@@ -290,7 +303,9 @@ enum XML {
     /// The concatenation of every text and CDATA descendant.
     static func text(_ node: XMLNode) -> String {
         // The usual case, one text child, is read in place.
-        if let child = node.pointee.children, child.pointee.next == nil, child.pointee.type == XML_TEXT_NODE, let content = child.pointee.content {
+        if let child = node.pointee.children, child.pointee.next == nil, child.pointee.type == XML_TEXT_NODE,
+            let content = child.pointee.content
+        {
             return String(cString: content)
         }
         guard let content = xmlNodeGetContent(node) else { return "" }

@@ -22,15 +22,20 @@ enum XMLSignature {
     /// Order: profile and algorithm checks on the whole Signature; SignedInfo canonicalized and its SignatureValue
     /// verified with a pinned key; only then the referenced element (the parent, without the Signature) is
     /// canonicalized and hashed, and compared with the DigestValue of that verified SignedInfo.
-    static func verify(_ signature: XMLNode, parent: XMLNode, parentID: String, in document: XMLDocument,
-                       keys: [RSAPublicKey]) throws(SAMLPolicyFailure) {
+    static func verify(
+        _ signature: XMLNode, parent: XMLNode, parentID: String, in document: XMLDocument,
+        keys: [RSAPublicKey]
+    ) throws(SAMLPolicyFailure) {
         let ds = XMLNamespace.dsig
         // Shape: SignedInfo, SignatureValue, optional KeyInfo (ignored: the key is pinned); nothing else.
         let parts = XML.elementChildren(signature)
         guard XML.hasOnlyWhitespaceText(signature), parts.count == 2 || parts.count == 3,
-              XML.isElement(parts[0], ds, "SignedInfo"), XML.isElement(parts[1], ds, "SignatureValue"),
-              parts.count == 2 || XML.isElement(parts[2], ds, "KeyInfo")
-        else { throw SAMLPolicyFailure(.signatureProfile, "ds:Signature must hold SignedInfo, SignatureValue and an optional KeyInfo only (no ds:Object)") }
+            XML.isElement(parts[0], ds, "SignedInfo"), XML.isElement(parts[1], ds, "SignatureValue"),
+            parts.count == 2 || XML.isElement(parts[2], ds, "KeyInfo")
+        else {
+            throw SAMLPolicyFailure(
+                .signatureProfile, "ds:Signature must hold SignedInfo, SignatureValue and an optional KeyInfo only (no ds:Object)")
+        }
         let signedInfo = parts[0]
         // SignedInfo is canonicalized before the key is checked, so its size is bounded first: the profile allows
         // at most 11 elements in it (with both InclusiveNamespaces).
@@ -42,8 +47,10 @@ enum XMLSignature {
         }
         let info = XML.elementChildren(signedInfo)
         guard XML.hasOnlyWhitespaceText(signedInfo), info.count >= 3, XML.isElement(info[0], ds, "CanonicalizationMethod"),
-              XML.isElement(info[1], ds, "SignatureMethod")
-        else { throw SAMLPolicyFailure(.signatureProfile, "SignedInfo must hold CanonicalizationMethod, SignatureMethod and one Reference") }
+            XML.isElement(info[1], ds, "SignatureMethod")
+        else {
+            throw SAMLPolicyFailure(.signatureProfile, "SignedInfo must hold CanonicalizationMethod, SignatureMethod and one Reference")
+        }
         guard info.count == 3, XML.isElement(info[2], ds, "Reference") else {
             throw SAMLPolicyFailure(.signatureProfile, "SignedInfo must hold exactly one Reference")
         }
@@ -53,7 +60,7 @@ enum XMLSignature {
         }
         let signedInfoPrefixes = try inclusivePrefixes(info[0])
         guard let algorithm = XML.attribute(info[1], "Algorithm"), let signatureHash = signatureAlgorithms[algorithm],
-              XML.elementChildren(info[1]).isEmpty
+            XML.elementChildren(info[1]).isEmpty
         else { throw SAMLPolicyFailure(.signatureAlgorithm, "the signature method is not RSA-SHA256, RSA-SHA384 or RSA-SHA512") }
         // The one Reference: URI "#<parent ID>", transforms enveloped (+ exclusive C14N), an allowed digest.
         let reference = info[2]
@@ -62,12 +69,12 @@ enum XMLSignature {
         }
         let referenceParts = XML.elementChildren(reference)
         guard XML.hasOnlyWhitespaceText(reference), referenceParts.count == 3, XML.isElement(referenceParts[0], ds, "Transforms"),
-              XML.isElement(referenceParts[1], ds, "DigestMethod"), XML.isElement(referenceParts[2], ds, "DigestValue")
+            XML.isElement(referenceParts[1], ds, "DigestMethod"), XML.isElement(referenceParts[2], ds, "DigestValue")
         else { throw SAMLPolicyFailure(.signatureProfile, "the Reference must hold Transforms, DigestMethod and DigestValue") }
         let transforms = XML.elementChildren(referenceParts[0])
         guard XML.hasOnlyWhitespaceText(referenceParts[0]), (1...2).contains(transforms.count),
-              transforms.allSatisfy({ XML.isElement($0, ds, "Transform") }),
-              XML.attribute(transforms[0], "Algorithm") == enveloped, XML.elementChildren(transforms[0]).isEmpty
+            transforms.allSatisfy({ XML.isElement($0, ds, "Transform") }),
+            XML.attribute(transforms[0], "Algorithm") == enveloped, XML.elementChildren(transforms[0]).isEmpty
         else { throw SAMLPolicyFailure(.signatureProfile, "the transforms must be enveloped-signature, then optionally exclusive C14N") }
         var exclusive = false
         var referencePrefixes: [String] = []
@@ -82,22 +89,25 @@ enum XMLSignature {
             throw SAMLPolicyFailure(.signatureProfile, "the DigestValue must hold text only")
         }
         guard let digestAlgorithm = XML.attribute(referenceParts[1], "Algorithm"), let digestHash = digestAlgorithms[digestAlgorithm],
-              XML.elementChildren(referenceParts[1]).isEmpty
+            XML.elementChildren(referenceParts[1]).isEmpty
         else { throw SAMLPolicyFailure(.signatureAlgorithm, "the digest method is not SHA-256, SHA-384 or SHA-512") }
         guard let digestValue = try? Base64.decode(XML.text(referenceParts[2]), options: .ignoringWhitespace),
-              digestValue.count == digestHash.digestByteCount
+            digestValue.count == digestHash.digestByteCount
         else { throw SAMLPolicyFailure(.signatureProfile, "the DigestValue is not Base64 of a \(digestHash) digest") }
         guard let signatureValue = try? Base64.decode(XML.text(parts[1]), options: .ignoringWhitespace) else {
             throw SAMLPolicyFailure(.signatureProfile, "the SignatureValue is not Base64")
         }
         // SignedInfo first, with the pinned keys.
-        let canonicalSignedInfo = try document.canonicalize(signedInfo, excluding: nil, exclusive: true, inclusivePrefixes: signedInfoPrefixes)
+        let canonicalSignedInfo = try document.canonicalize(
+            signedInfo, excluding: nil, exclusive: true, inclusivePrefixes: signedInfoPrefixes)
         guard let padding = try? RSASignaturePadding.pkcs1v15(signatureHash),
-              keys.contains(where: { $0.isValidSignature(signatureValue, for: canonicalSignedInfo, padding: padding) })
+            keys.contains(where: { $0.isValidSignature(signatureValue, for: canonicalSignedInfo, padding: padding) })
         else { throw SAMLPolicyFailure(.signatureValue, "no trusted IdP key verifies the SignatureValue") }
         // Then the referenced element, against the DigestValue of the SignedInfo just verified.
-        let digest = try document.withCanonicalForm(parent, excluding: signature, exclusive: exclusive,
-                                                    inclusivePrefixes: referencePrefixes) { try? digestHash.hash($0) }
+        let digest = try document.withCanonicalForm(
+            parent, excluding: signature, exclusive: exclusive,
+            inclusivePrefixes: referencePrefixes
+        ) { try? digestHash.hash($0) }
         guard let digest, ConstantTime.equals(digest, digestValue) else {
             throw SAMLPolicyFailure(.signatureDigest, "the signed element was changed after signing (digest mismatch)")
         }
@@ -111,7 +121,7 @@ enum XMLSignature {
         }
         if children.isEmpty { return [] }
         guard children.count == 1, XML.isElement(children[0], XMLNamespace.excC14N, "InclusiveNamespaces"),
-              XML.elementChildren(children[0]).isEmpty, let list = XML.attribute(children[0], "PrefixList")
+            XML.elementChildren(children[0]).isEmpty, let list = XML.attribute(children[0], "PrefixList")
         else { throw SAMLPolicyFailure(.signatureProfile, "a canonicalization method may hold only ec:InclusiveNamespaces") }
         return list.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).map(String.init)
     }
@@ -120,8 +130,10 @@ enum XMLSignature {
 
     /// Signs `element` (which must carry an `ID`) with an enveloped RSA-SHA256 signature over exclusive C14N, placed
     /// after its `saml:Issuer` child (or first), with the certificate in KeyInfo.
-    static func sign(_ element: XMLNode, id: String, in document: XMLDocument, key: RSAPrivateKey,
-                     certificate: X509Certificate?) throws(SAMLError) {
+    static func sign(
+        _ element: XMLNode, id: String, in document: XMLDocument, key: RSAPrivateKey,
+        certificate: X509Certificate?
+    ) throws(SAMLError) {
         guard let signature = xmlNewDocNode(document.pointer, nil, "Signature", nil) else { throw .signingFailed("out of memory") }
         guard let ds = xmlNewNs(signature, XMLNamespace.dsig.utf8Start, "ds") else {
             xmlFreeNode(signature)
@@ -136,22 +148,22 @@ enum XMLSignature {
         }
         let rsaSHA256 = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"
         guard let signedInfo = add(signature, "SignedInfo"),
-              add(signedInfo, "CanonicalizationMethod", nil, [("Algorithm", XMLNamespace.excC14NString)]) != nil,
-              add(signedInfo, "SignatureMethod", nil, [("Algorithm", rsaSHA256)]) != nil,
-              let reference = add(signedInfo, "Reference", nil, [("URI", "#" + id)]),
-              let transforms = add(reference, "Transforms"),
-              add(transforms, "Transform", nil, [("Algorithm", enveloped)]) != nil,
-              add(transforms, "Transform", nil, [("Algorithm", XMLNamespace.excC14NString)]) != nil,
-              add(reference, "DigestMethod", nil, [("Algorithm", "http://www.w3.org/2001/04/xmlenc#sha256")]) != nil,
-              let digestValue = add(reference, "DigestValue"),
-              let signatureValue = add(signature, "SignatureValue")
+            add(signedInfo, "CanonicalizationMethod", nil, [("Algorithm", XMLNamespace.excC14NString)]) != nil,
+            add(signedInfo, "SignatureMethod", nil, [("Algorithm", rsaSHA256)]) != nil,
+            let reference = add(signedInfo, "Reference", nil, [("URI", "#" + id)]),
+            let transforms = add(reference, "Transforms"),
+            add(transforms, "Transform", nil, [("Algorithm", enveloped)]) != nil,
+            add(transforms, "Transform", nil, [("Algorithm", XMLNamespace.excC14NString)]) != nil,
+            add(reference, "DigestMethod", nil, [("Algorithm", "http://www.w3.org/2001/04/xmlenc#sha256")]) != nil,
+            let digestValue = add(reference, "DigestValue"),
+            let signatureValue = add(signature, "SignatureValue")
         else {
             xmlFreeNode(signature)
             throw .signingFailed("out of memory")
         }
         if let certificate {
             guard let keyInfo = add(signature, "KeyInfo"), let data = add(keyInfo, "X509Data"),
-                  add(data, "X509Certificate", Base64.encode(certificate.derRepresentation)) != nil
+                add(data, "X509Certificate", Base64.encode(certificate.derRepresentation)) != nil
             else {
                 xmlFreeNode(signature)
                 throw .signingFailed("out of memory")

@@ -39,8 +39,11 @@ extension ServiceProvider {
             case .missing: throw ServiceProviderError.authenticationNotFound
             case .expired: throw ServiceProviderError.authenticationExpired
             case .live(let session, let expires):
-                return VerificationService.json(.ok, AuthnTokenResponse(requestor: requestor.id, mvpd: session.mvpd, userId: session.userID,
-                                                                        expires: String(expires)))
+                return VerificationService.json(
+                    .ok,
+                    AuthnTokenResponse(
+                        requestor: requestor.id, mvpd: session.mvpd, userId: session.userID,
+                        expires: String(expires)))
             }
         }
         api(router, .post, "api/v1/tokens/authn") { call in try self.exchangeToken(call) }
@@ -52,11 +55,14 @@ extension ServiceProvider {
             let requestID = "_" + ClientRegistry.randomToken()
             let now = self.clock.nowMilliseconds
             let stored = self.state.profileRequests.withLock {
-                $0.insert(ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, requestID, expires: now + Self.loginLifetime, now: now)
+                $0.insert(
+                    ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, requestID, expires: now + Self.loginLifetime, now: now
+                )
             }
             guard stored else { throw ServiceProviderError.busy }
-            return Response(status: .ok, headers: [.contentType: "application/octet-stream"],
-                            body: .init(byteBuffer: ByteBuffer(string: requestID)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/octet-stream"],
+                body: .init(byteBuffer: ByteBuffer(string: requestID)))
         }
         // The browser side of a logout (the page an app opens after DELETE /api/v1/logout): the MVPD's session is
         // local here, so it only returns to the app. It changes no state: it carries no credential.
@@ -64,8 +70,9 @@ extension ServiceProvider {
             let requestor = try call.requestor()
             if let url = call.field("redirect_url") {
                 guard requestor.allowedRedirectURLs.contains(url) else {
-                    throw ServiceProviderError(status: 403, code: "invalid_parameter", message: "Redirect URL not allowed",
-                                               details: "redirect_url is not one of the requestor's registered redirect URLs", action: .configuration)
+                    throw ServiceProviderError(
+                        status: 403, code: "invalid_parameter", message: "Redirect URL not allowed",
+                        details: "redirect_url is not one of the requestor's registered redirect URLs", action: .configuration)
                 }
                 return Response(status: .found, headers: [.location: url, .cacheControl: "no-store"])
             }
@@ -97,7 +104,9 @@ extension ServiceProvider {
         let deviceID: String
         var code: String? = nil
         if let regCode = call.field("reg_code") {
-            guard let record = codes.loginRecord(regCode, requestor: requestor.id) else { throw ServiceProviderError.registrationCodeNotFound }
+            guard let record = codes.loginRecord(regCode, requestor: requestor.id) else {
+                throw ServiceProviderError.registrationCodeNotFound
+            }
             if let bound = record.mvpd, bound != mvpd.id { throw ServiceProviderError.unknownMVPD }
             deviceID = record.info.deviceId
             code = regCode
@@ -108,16 +117,18 @@ extension ServiceProvider {
         var redirect: String? = nil
         if let url = call.field("redirect_url") {
             guard requestor.allowedRedirectURLs.contains(url) else {
-                throw ServiceProviderError(status: 403, code: "invalid_parameter", message: "Redirect URL not allowed",
-                                           details: "redirect_url is not one of the requestor's registered redirect URLs", action: .configuration)
+                throw ServiceProviderError(
+                    status: 403, code: "invalid_parameter", message: "Redirect URL not allowed",
+                    details: "redirect_url is not one of the requestor's registered redirect URLs", action: .configuration)
             }
             redirect = url
         }
         let relay = ClientRegistry.randomToken()
         let requestID = "_" + ClientRegistry.randomToken()
         let now = clock.nowMilliseconds
-        let login = PendingLogin(requestor: requestor.id, mvpd: mvpd.id, deviceID: deviceID, registrationCode: code, redirectURL: redirect,
-                                 requestID: requestID)
+        let login = PendingLogin(
+            requestor: requestor.id, mvpd: mvpd.id, deviceID: deviceID, registrationCode: code, redirectURL: redirect,
+            requestID: requestID)
         guard state.logins.withLock({ $0.insert(relay, login, expires: now + Self.loginLifetime, now: now) }) else {
             throw ServiceProviderError.busy
         }
@@ -130,15 +141,18 @@ extension ServiceProvider {
     private func consumeAssertion(_ fields: [(name: String, value: String)]) -> Response {
         let now = clock.nowMilliseconds
         guard let relay = fields.first(where: { $0.name == "RelayState" })?.value,
-              let login = state.logins.withLock({ $0.take(relay, now: now) }) else {
-            return HTML.page(.badRequest, title: "Sign-in failed", body: "<p>This sign-in is unknown or has expired; start again from the app.</p>")
+            let login = state.logins.withLock({ $0.take(relay, now: now) })
+        else {
+            return HTML.page(
+                .badRequest, title: "Sign-in failed", body: "<p>This sign-in is unknown or has expired; start again from the app.</p>")
         }
         guard let samlResponse = fields.first(where: { $0.name == "SAMLResponse" })?.value else {
             return HTML.page(.badRequest, title: "Sign-in failed", body: "<p>The identity provider sent no response.</p>")
         }
         do {
-            try establishSession(samlResponse: samlResponse, requestor: login.requestor, mvpdID: login.mvpd, deviceID: login.deviceID,
-                                 requestID: login.requestID, platformSSO: false, registrationCode: login.registrationCode)
+            try establishSession(
+                samlResponse: samlResponse, requestor: login.requestor, mvpdID: login.mvpd, deviceID: login.deviceID,
+                requestID: login.requestID, platformSSO: false, registrationCode: login.registrationCode)
         } catch {
             return HTML.page(.forbidden, title: "Sign-in failed", body: "<p>\(HTML.escape(error.details ?? error.message))</p>")
         }
@@ -150,43 +164,55 @@ extension ServiceProvider {
 
     /// Verifies a SAML response with TVESAML (the same strict policy as `tvekit saml verify`), refuses a replayed
     /// assertion, and records the device's authentication.
-    func establishSession(samlResponse: String, requestor: String, mvpdID: String, deviceID: String, requestID: String,
-                          platformSSO: Bool, registrationCode: String? = nil) throws(ServiceProviderError) {
+    func establishSession(
+        samlResponse: String, requestor: String, mvpdID: String, deviceID: String, requestID: String,
+        platformSSO: Bool, registrationCode: String? = nil
+    ) throws(ServiceProviderError) {
         guard let mvpd = configuration.mvpd(mvpdID, for: requestor) else { throw .unknownMVPD }
         let clock = self.clock
         let assertion: SSOAssertion
         do {
-            let verifier = try SAMLResponseVerifier(configuration: SAMLVerifierConfiguration(
-                idpKeys: [keys.identityProviderSigningKey.publicKey], idpEntityID: mvpd.idpEntityID, spEntityID: configuration.spEntityID,
-                acsURL: configuration.acsURL, requestID: requestID,
-                clock: { Date(timeIntervalSince1970: Double(clock.nowMilliseconds) / 1000) }))
+            let verifier = try SAMLResponseVerifier(
+                configuration: SAMLVerifierConfiguration(
+                    idpKeys: [keys.identityProviderSigningKey.publicKey], idpEntityID: mvpd.idpEntityID,
+                    spEntityID: configuration.spEntityID,
+                    acsURL: configuration.acsURL, requestID: requestID,
+                    clock: { Date(timeIntervalSince1970: Double(clock.nowMilliseconds) / 1000) }))
             assertion = try verifier.verify(Array(samlResponse.utf8))
         } catch let error as SAMLError {
-            throw ServiceProviderError(status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
-                                       details: "the SAML response was rejected: \(error.failures.map(\.rule.description).joined(separator: ", "))", action: .authentication)
+            throw ServiceProviderError(
+                status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
+                details: "the SAML response was rejected: \(error.failures.map(\.rule.description).joined(separator: ", "))",
+                action: .authentication)
         } catch {
-            throw ServiceProviderError(status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
-                                       details: "the SAML response was rejected", action: .authentication)
+            throw ServiceProviderError(
+                status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
+                details: "the SAML response was rejected", action: .authentication)
         }
         let now = clock.nowMilliseconds
         // Remember the assertion for at least as long as any response could still be accepted.
         let assertionExpiry = max(assertion.notOnOrAfter.map { Self.milliseconds($0) } ?? now, now + Self.loginLifetime)
-        switch ServiceProviderState.firstUse(mvpd.idpEntityID + "\u{0}" + assertion.assertionID, in: state.assertionIDs,
-                                             expires: assertionExpiry, now: now) {
+        switch ServiceProviderState.firstUse(
+            mvpd.idpEntityID + "\u{0}" + assertion.assertionID, in: state.assertionIDs,
+            expires: assertionExpiry, now: now)
+        {
         case .first: break
         case .replayed:
-            throw ServiceProviderError(status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
-                                       details: "the SAML assertion was already used", action: .authentication)
+            throw ServiceProviderError(
+                status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
+                details: "the SAML assertion was already used", action: .authentication)
         case .full: throw .busy
         }
         if let registrationCode, !codes.consume(registrationCode, requestor: requestor, deviceID: deviceID) {
-            throw ServiceProviderError(status: 403, code: "authentication_session_invalidated", message: "Authentication failed",
-                                       details: "the registration code expired, was deleted or was already used", action: .authentication)
+            throw ServiceProviderError(
+                status: 403, code: "authentication_session_invalidated", message: "Authentication failed",
+                details: "the registration code expired, was deleted or was already used", action: .authentication)
         }
         var expires = now + configuration.authenticationTTL * 1000
         if let end = assertion.sessionNotOnOrAfter { expires = min(expires, Self.milliseconds(end)) }
-        let session = AuthenticationSession(mvpd: mvpd.id, userID: assertion.nameID, sessionGUID: UUID().uuidString.lowercased(),
-                                            platformSSO: platformSSO, created: now)
+        let session = AuthenticationSession(
+            mvpd: mvpd.id, userID: assertion.nameID, sessionGUID: UUID().uuidString.lowercased(),
+            platformSSO: platformSSO, created: now)
         let key = ServiceProviderState.deviceKey(requestor, deviceID)
         // A new session GUID: the device's earlier authorizations, which name the old one, are void.
         guard state.identity.withLock({ $0.sessions.insert(key, session, expires: expires, now: now) }) else { throw .busy }
@@ -205,17 +231,22 @@ extension ServiceProvider {
         try call.requireClient(requestor: requestor.id)
         let deviceID = try call.deviceID()
         let mvpd = try platformMVPD(try call.required("mvpd", limit: 256), requestor: requestor.id)
-        let samlResponse = try call.required("SAMLResponse", limit: Self.maximumBodyBytes,
-                                             error: .badRequest("invalid_parameter_saml_response", "SAMLResponse is required"))
+        let samlResponse = try call.required(
+            "SAMLResponse", limit: Self.maximumBodyBytes,
+            error: .badRequest("invalid_parameter_saml_response", "SAMLResponse is required"))
         let now = clock.nowMilliseconds
-        guard let requestID = state.profileRequests.withLock({
-            $0.take(ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, now: now)
-        }) else {
-            throw ServiceProviderError(status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
-                                       details: "no profile request is outstanding for this device and MVPD", action: .authentication)
+        guard
+            let requestID = state.profileRequests.withLock({
+                $0.take(ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, now: now)
+            })
+        else {
+            throw ServiceProviderError(
+                status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
+                details: "no profile request is outstanding for this device and MVPD", action: .authentication)
         }
-        try establishSession(samlResponse: samlResponse, requestor: requestor.id, mvpdID: mvpd.id, deviceID: deviceID, requestID: requestID,
-                             platformSSO: true)
+        try establishSession(
+            samlResponse: samlResponse, requestor: requestor.id, mvpdID: mvpd.id, deviceID: deviceID, requestID: requestID,
+            platformSSO: true)
         return Response(status: .noContent)
     }
 
@@ -223,8 +254,9 @@ extension ServiceProvider {
     func platformMVPD(_ id: String, requestor: String) throws(ServiceProviderError) -> ServiceProviderConfiguration.MVPD {
         guard let mvpd = configuration.mvpd(id, for: requestor) else { throw .unknownMVPD }
         guard mvpd.enablePlatformServices == true else {
-            throw ServiceProviderError(status: 400, code: "unknown_integration", message: "Platform SSO not enabled",
-                                       details: "this MVPD is not boarded for platform single sign-on", action: .configuration)
+            throw ServiceProviderError(
+                status: 400, code: "unknown_integration", message: "Platform SSO not enabled",
+                details: "this MVPD is not boarded for platform single sign-on", action: .configuration)
         }
         return mvpd
     }

@@ -25,25 +25,30 @@ extension ServiceProvider {
                 return .success(session)
             }
             let session = try outcome.get()
-            return VerificationService.json(.ok, AuthzResponse(mvpd: session.mvpd, resource: resource, requestor: requestor.id, expires: String(expires)))
+            return VerificationService.json(
+                .ok, AuthzResponse(mvpd: session.mvpd, resource: resource, requestor: requestor.id, expires: String(expires)))
         }
         api(router, .get, "api/v1/tokens/authz") { call in
             let (requestor, _, session, resource, expires) = try self.authorizedResource(call)
-            return VerificationService.json(.ok, AuthzResponse(mvpd: session.mvpd, resource: resource, requestor: requestor.id, expires: String(expires)))
+            return VerificationService.json(
+                .ok, AuthzResponse(mvpd: session.mvpd, resource: resource, requestor: requestor.id, expires: String(expires)))
         }
         for path in ["api/v1/tokens/media", "api/v1/mediatoken"] {
             api(router, .get, RouterPath(path)) { call in
                 let (requestor, _, session, resource, _) = try self.authorizedResource(call)
                 let token: ShortMediaToken
                 do {
-                    token = try self.issuer.issue(requestorID: requestor.id, resourceID: resource, mvpdId: session.mvpd,
-                                                  sessionGUID: session.sessionGUID, ttl: self.configuration.mediaTokenTTL)
+                    token = try self.issuer.issue(
+                        requestorID: requestor.id, resourceID: resource, mvpdId: session.mvpd,
+                        sessionGUID: session.sessionGUID, ttl: self.configuration.mediaTokenTTL)
                 } catch {
                     throw ServiceProviderError.badRequest("invalid_parameter", "no media token can be issued for this resource")
                 }
-                return VerificationService.json(.ok, MediaTokenResponse(
-                    requestor: requestor.id, resource: resource, mvpdId: session.mvpd, expires: String(token.issueTime + token.ttl),
-                    serializedToken: token.serialized))
+                return VerificationService.json(
+                    .ok,
+                    MediaTokenResponse(
+                        requestor: requestor.id, resource: resource, mvpdId: session.mvpd, expires: String(token.issueTime + token.ttl),
+                        serializedToken: token.serialized))
             }
         }
         api(router, .get, "api/v1/preauthorize") { call in
@@ -52,17 +57,19 @@ extension ServiceProvider {
                 .filter { !$0.isEmpty }
             guard !resources.isEmpty else { throw ServiceProviderError.missingResource }
             guard resources.count <= self.configuration.maximumPreauthorizeResources else {
-                throw ServiceProviderError.badRequest("too_many_resources",
-                                                      "at most \(self.configuration.maximumPreauthorizeResources) resources per request")
+                throw ServiceProviderError.badRequest(
+                    "too_many_resources",
+                    "at most \(self.configuration.maximumPreauthorizeResources) resources per request")
             }
             guard resources.allSatisfy({ FormFields.isAcceptable($0, limit: Self.maximumFieldBytes) }) else {
                 throw ServiceProviderError.badRequest("invalid_parameter", "a resource is too long or has control characters")
             }
             let decisions = resources.map { resource -> PreauthorizeResponse.Decision in
                 let denial = self.decide(requestor, session, resource)
-                return .init(id: resource, authorized: denial == nil,
-                             error: self.configuration.enhancedErrors ? denial?.enhanced : nil,
-                             message: self.configuration.enhancedErrors ? nil : denial?.details)
+                return .init(
+                    id: resource, authorized: denial == nil,
+                    error: self.configuration.enhancedErrors ? denial?.enhanced : nil,
+                    message: self.configuration.enhancedErrors ? nil : denial?.details)
             }
             return VerificationService.json(.ok, PreauthorizeResponse(resources: decisions))
         }
@@ -74,7 +81,8 @@ extension ServiceProvider {
 
     /// The requestor, device and live authentication a call is about, after the client check.
     func authenticatedDevice(_ call: APICall, missing: ServiceProviderError)
-        throws(ServiceProviderError) -> (ServiceProviderConfiguration.Requestor, String, AuthenticationSession) {
+        throws(ServiceProviderError) -> (ServiceProviderConfiguration.Requestor, String, AuthenticationSession)
+    {
         let requestor = try call.requestor()
         try call.requireClient(requestor: requestor.id)
         let deviceID = try call.deviceID()
@@ -88,7 +96,8 @@ extension ServiceProvider {
     /// A live authorization of the live session: 412 without authentication (or once it expired), 404 without
     /// authorization (or one granted to an earlier session of the device), 410 once it expired.
     func authorizedResource(_ call: APICall)
-        throws(ServiceProviderError) -> (ServiceProviderConfiguration.Requestor, String, AuthenticationSession, String, Int64) {
+        throws(ServiceProviderError) -> (ServiceProviderConfiguration.Requestor, String, AuthenticationSession, String, Int64)
+    {
         let requestor = try call.requestor()
         try call.requireClient(requestor: requestor.id)
         let deviceID = try call.deviceID()
@@ -115,7 +124,9 @@ extension ServiceProvider {
     /// The configured rules, in order: the requestor's resource list, the MVPD's denials, the subscriber's denials.
     /// An MRSS resource is decided by its channel (`rss/channel/title`), as Adobe's plain IDs stand for channels; an
     /// MRSS document TVEKit cannot read is an unknown resource.
-    func decide(_ requestor: ServiceProviderConfiguration.Requestor, _ session: AuthenticationSession, _ requested: String) -> ServiceProviderError? {
+    func decide(_ requestor: ServiceProviderConfiguration.Requestor, _ session: AuthenticationSession, _ requested: String)
+        -> ServiceProviderError?
+    {
         let resource: String
         if requested.utf8.first == UInt8(ascii: "<") {
             guard let mrss = try? MRSSResource(parsing: requested) else { return .unknownResource }
@@ -124,7 +135,9 @@ extension ServiceProvider {
             resource = requested
         }
         if let offered = requestor.resources, !offered.contains(resource) { return .unknownResource }
-        guard let mvpd = configuration.mvpds.first(where: { $0.id == session.mvpd }) else { return .denied("the MVPD is no longer configured") }
+        guard let mvpd = configuration.mvpds.first(where: { $0.id == session.mvpd }) else {
+            return .denied("the MVPD is no longer configured")
+        }
         if let message = mvpd.deniedResources?[resource] { return .denied(message) }
         guard let user = self.user(session) else { return .denied("the MVPD does not know this subscriber any more") }
         if let message = user.deniedResources[resource] { return .denied(message) }
@@ -137,7 +150,9 @@ extension ServiceProvider {
 
     /// `GET /api/v1/tokens/usermetadata`: the subscriber's configured metadata (plus `tokenSource: "Apple"` after a
     /// platform-SSO login), REST v1 shape, the requestor's `encryptedMetadataKeys` encrypted for the programmer's key.
-    func userMetadata(_ requestor: ServiceProviderConfiguration.Requestor, _ session: AuthenticationSession) throws(ServiceProviderError) -> Response {
+    func userMetadata(_ requestor: ServiceProviderConfiguration.Requestor, _ session: AuthenticationSession) throws(ServiceProviderError)
+        -> Response
+    {
         var values: [String: JSONValue] = [:]
         for (key, text) in user(session)?.metadata ?? [:] {
             values[key] = JSONValue(jsonText: Array(text.utf8)) ?? .string(text)
@@ -146,7 +161,8 @@ extension ServiceProvider {
         let metadata = UserMetadata(updated: session.created, values: values)
         let document: UserMetadataDocument
         if let key = keys.metadataEncryptionKey {
-            let encoding: MetadataEncryptor.Encoding = requestor.metadataEncryption == "jwe" ? .jwe(.rsaOAEP256, .a256GCM) : .rsaBlocks(lineLength: nil)
+            let encoding: MetadataEncryptor.Encoding =
+                requestor.metadataEncryption == "jwe" ? .jwe(.rsaOAEP256, .a256GCM) : .rsaBlocks(lineLength: nil)
             let encrypted = Set(requestor.encryptedMetadataKeys ?? []).intersection(values.keys)
             do {
                 document = try MetadataEncryptor(publicKey: key, encoding: encoding).encryptDocument(metadata, encrypting: encrypted)
@@ -156,7 +172,8 @@ extension ServiceProvider {
         } else {
             document = UserMetadataDocument(updated: session.created, entries: values.mapValues { .plain($0) })
         }
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: document.jsonText)))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: document.jsonText)))
     }
 }
 

@@ -37,8 +37,10 @@ public final class ClientRegistry: Sendable {
     let clock: any MediaTokenClock
     private let state = Locked(State())
 
-    public init(statementKeys: [RSAPublicKey], accessTokenLifetime: Int64 = 21_600, maximumClients: Int = 10_000,
-                maximumTokens: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()) {
+    public init(
+        statementKeys: [RSAPublicKey], accessTokenLifetime: Int64 = 21_600, maximumClients: Int = 10_000,
+        maximumTokens: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()
+    ) {
         self.statementKeys = statementKeys
         self.accessTokenLifetime = accessTokenLifetime
         self.maximumClients = maximumClients
@@ -52,15 +54,18 @@ public final class ClientRegistry: Sendable {
             throw .init(status: .badRequest, error: "invalid_software_statement", description: "the software statement is not an RS256 JWT")
         }
         guard statementKeys.contains(where: { statement.isSignatureValid(publicKey: $0) }) else {
-            throw .init(status: .badRequest, error: "unapproved_software_statement", description: "the software statement is not signed by a trusted key")
+            throw .init(
+                status: .badRequest, error: "unapproved_software_statement",
+                description: "the software statement is not signed by a trusted key")
         }
         if let redirectURI {
             guard let url = URL(string: redirectURI), url.scheme != nil, redirectURI.utf8.count <= 2048 else {
                 throw .init(status: .badRequest, error: "invalid_redirect_uri", description: "redirect_uri is not an absolute URI")
             }
         }
-        let client = Client(id: Self.randomToken(), secret: Self.randomToken(), issuedAt: clock.nowMilliseconds / 1000,
-                            redirectURIs: redirectURI.map { [$0] } ?? [], softwareStatementSubject: statement.subject)
+        let client = Client(
+            id: Self.randomToken(), secret: Self.randomToken(), issuedAt: clock.nowMilliseconds / 1000,
+            redirectURIs: redirectURI.map { [$0] } ?? [], softwareStatementSubject: statement.subject)
         // Full: refuse. Evicting would let anyone holding the (public) software statement push real apps out.
         let stored = state.withLock { state -> Bool in
             guard state.clients.count < maximumClients else { return false }
@@ -145,22 +150,30 @@ public final class ClientRegistry: Sendable {
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.post("o/client/register") { request, _ -> Response in
             guard let deviceInfo = Self.deviceInfoHeader, request.headers[deviceInfo] != nil else {
-                return ClientRegistrationError(status: .badRequest, error: "invalid_request", description: "the X-Device-Info header is required").response
+                return ClientRegistrationError(
+                    status: .badRequest, error: "invalid_request", description: "the X-Device-Info header is required"
+                ).response
             }
             guard let body = try? await request.body.collect(upTo: 64 * 1024),
-                  let input = try? JSONDecoder().decode(RegisterRequest.self, from: Data(body.readableBytesView))
+                let input = try? JSONDecoder().decode(RegisterRequest.self, from: Data(body.readableBytesView))
             else {
-                return ClientRegistrationError(status: .badRequest, error: "invalid_request", description: "the body must be JSON {software_statement, redirect_uri?}").response
+                return ClientRegistrationError(
+                    status: .badRequest, error: "invalid_request", description: "the body must be JSON {software_statement, redirect_uri?}"
+                ).response
             }
             do {
                 let client = try self.register(softwareStatement: input.software_statement, redirectURI: input.redirect_uri)
-                return VerificationService.json(.created, RegisterResponse(
-                    client_id: client.id, client_secret: client.secret, client_id_issued_at: client.issuedAt, redirect_uris: client.redirectURIs,
-                    grant_types: ["client_credentials"], scopes: ["api:client:v2"]))
+                return VerificationService.json(
+                    .created,
+                    RegisterResponse(
+                        client_id: client.id, client_secret: client.secret, client_id_issued_at: client.issuedAt,
+                        redirect_uris: client.redirectURIs,
+                        grant_types: ["client_credentials"], scopes: ["api:client:v2"]))
             } catch let error as ClientRegistrationError {
                 return error.response
             } catch {
-                return ClientRegistrationError(status: .internalServerError, error: "server_error", description: "unexpected failure").response
+                return ClientRegistrationError(status: .internalServerError, error: "server_error", description: "unexpected failure")
+                    .response
             }
         }
         router.post("o/client/token") { request, _ -> Response in
@@ -169,19 +182,27 @@ public final class ClientRegistry: Sendable {
             }
             let form = Self.formFields(String(decoding: body.readableBytesView, as: UTF8.self))
             guard let clientID = form["client_id"], let secret = form["client_secret"], let grant = form["grant_type"] else {
-                return ClientRegistrationError(status: .badRequest, error: "invalid_request", description: "client_id, client_secret and grant_type are required").response
+                return ClientRegistrationError(
+                    status: .badRequest, error: "invalid_request", description: "client_id, client_secret and grant_type are required"
+                ).response
             }
             guard grant == "client_credentials" else {
-                return ClientRegistrationError(status: .badRequest, error: "unsupported_grant_type", description: "only client_credentials is supported").response
+                return ClientRegistrationError(
+                    status: .badRequest, error: "unsupported_grant_type", description: "only client_credentials is supported"
+                ).response
             }
             do {
                 let (token, created) = try self.token(clientID: clientID, clientSecret: secret)
-                return VerificationService.json(.created, TokenResponse(id: Self.randomToken(), access_token: token, created_at: created,
-                                                                        expires_in: self.accessTokenLifetime, token_type: "bearer"))
+                return VerificationService.json(
+                    .created,
+                    TokenResponse(
+                        id: Self.randomToken(), access_token: token, created_at: created,
+                        expires_in: self.accessTokenLifetime, token_type: "bearer"))
             } catch let error as ClientRegistrationError {
                 return error.response
             } catch {
-                return ClientRegistrationError(status: .internalServerError, error: "server_error", description: "unexpected failure").response
+                return ClientRegistrationError(status: .internalServerError, error: "server_error", description: "unexpected failure")
+                    .response
             }
         }
     }

@@ -35,7 +35,8 @@ public struct LocalIdentityProvider: Sendable {
     /// constant time, and every user is compared.
     func authenticate(mvpdID: String, username: String, password: String) -> ServiceProviderConfiguration.User? {
         guard let mvpd = configuration.mvpds.first(where: { $0.id == mvpdID }),
-              let given = try? HashFunction.sha256.hash(Array(password.utf8)) else { return nil }
+            let given = try? HashFunction.sha256.hash(Array(password.utf8))
+        else { return nil }
         var match: ServiceProviderConfiguration.User?
         for user in mvpd.users {
             let expected = (try? HashFunction.sha256.hash(Array(user.password.utf8))) ?? []
@@ -58,9 +59,10 @@ public struct LocalIdentityProvider: Sendable {
             user.metadata[name].map { SSOAttribute(name: name, values: [$0]) }
         }
         let now = Date(timeIntervalSince1970: Double(clock.nowMilliseconds) / 1000)
-        let builder = SAMLResponseBuilder(issuer: mvpd.idpEntityID, destination: configuration.acsURL, audience: configuration.spEntityID,
-                                          inResponseTo: requestID, nameID: Self.nameID(of: user), issueInstant: now,
-                                          lifetime: Self.responseLifetime, attributes: attributes)
+        let builder = SAMLResponseBuilder(
+            issuer: mvpd.idpEntityID, destination: configuration.acsURL, audience: configuration.spEntityID,
+            inResponseTo: requestID, nameID: Self.nameID(of: user), issueInstant: now,
+            lifetime: Self.responseLifetime, attributes: attributes)
         return Base64.encode(try signer.sign(Array(builder.xml().utf8), targets: .root))
     }
 
@@ -68,7 +70,8 @@ public struct LocalIdentityProvider: Sendable {
         router.get("idp/:mvpd/login") { request, context -> Response in
             let fields = FormFields.parse(request.uri.query ?? "")
             guard let mvpd = self.mvpd(context.parameters.get("mvpd")),
-                  let requestID = Self.token(fields, "request_id"), let relay = Self.token(fields, "RelayState") else {
+                let requestID = Self.token(fields, "request_id"), let relay = Self.token(fields, "RelayState")
+            else {
                 return HTML.page(.badRequest, title: "Bad request", body: "<p>This login link is not valid.</p>")
             }
             return self.loginForm(mvpd, requestID: requestID, relay: relay, failed: false)
@@ -77,7 +80,8 @@ public struct LocalIdentityProvider: Sendable {
             let body = try? await request.body.collect(upTo: 64 * 1024)
             let fields = FormFields.parse(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "")
             guard let mvpd = self.mvpd(context.parameters.get("mvpd")),
-                  let requestID = Self.token(fields, "request_id"), let relay = Self.token(fields, "RelayState") else {
+                let requestID = Self.token(fields, "request_id"), let relay = Self.token(fields, "RelayState")
+            else {
                 return HTML.page(.badRequest, title: "Bad request", body: "<p>This login form is not valid.</p>")
             }
             let username = fields.first { $0.name == "username" }?.value ?? ""
@@ -88,26 +92,31 @@ public struct LocalIdentityProvider: Sendable {
             guard let response = try? self.signedResponse(mvpdID: mvpd.id, user: user, inResponseTo: requestID) else {
                 return HTML.page(.internalServerError, title: "Error", body: "<p>The identity provider could not sign the response.</p>")
             }
-            return HTML.page(.ok, title: "\(mvpd.displayName): signing in", body: """
-                <form method="post" action="/sp/saml/SAMLAssertionConsumer">
-                <input type="hidden" name="SAMLResponse" value="\(HTML.escape(response))">
-                <input type="hidden" name="RelayState" value="\(HTML.escape(relay))">
-                <noscript><button type="submit">Continue</button></noscript>
-                </form>
-                <script>\(HTML.autoSubmitScript)</script>
-                """)
+            return HTML.page(
+                .ok, title: "\(mvpd.displayName): signing in",
+                body: """
+                    <form method="post" action="/sp/saml/SAMLAssertionConsumer">
+                    <input type="hidden" name="SAMLResponse" value="\(HTML.escape(response))">
+                    <input type="hidden" name="RelayState" value="\(HTML.escape(relay))">
+                    <noscript><button type="submit">Continue</button></noscript>
+                    </form>
+                    <script>\(HTML.autoSubmitScript)</script>
+                    """)
         }
         router.post("idp/:mvpd/sso") { request, context -> Response in
             let body = try? await request.body.collect(upTo: 64 * 1024)
             let fields = FormFields.parse(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "")
             guard let mvpd = self.mvpd(context.parameters.get("mvpd")), let requestID = Self.token(fields, "request_id") else {
-                return ServiceProviderError.badRequest("invalid_parameter", "an MVPD of this IdP and request_id are required").response(enhanced: false)
+                return ServiceProviderError.badRequest("invalid_parameter", "an MVPD of this IdP and request_id are required").response(
+                    enhanced: false)
             }
             let username = fields.first { $0.name == "username" }?.value ?? ""
             let password = fields.first { $0.name == "password" }?.value ?? ""
             guard let user = self.authenticate(mvpdID: mvpd.id, username: username, password: password) else {
-                return ServiceProviderError(status: 401, code: "invalid_credentials", message: "Unauthorized",
-                                            details: "wrong username or password", action: .authentication).response(enhanced: false)
+                return ServiceProviderError(
+                    status: 401, code: "invalid_credentials", message: "Unauthorized",
+                    details: "wrong username or password", action: .authentication
+                ).response(enhanced: false)
             }
             guard let response = try? self.signedResponse(mvpdID: mvpd.id, user: user, inResponseTo: requestID) else {
                 return ServiceProviderError.internalError.response(enhanced: false)
@@ -123,23 +132,27 @@ public struct LocalIdentityProvider: Sendable {
     /// A request ID or relay state: 1 to 128 URL-safe characters.
     static func token(_ fields: [(name: String, value: String)], _ name: String) -> String? {
         guard let value = fields.first(where: { $0.name == name })?.value, (1...128).contains(value.utf8.count),
-              value.utf8.allSatisfy({ $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber || "-_.".utf8.contains($0)) })
+            value.utf8.allSatisfy({
+                $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber || "-_.".utf8.contains($0))
+            })
         else { return nil }
         return value
     }
 
     private func loginForm(_ mvpd: ServiceProviderConfiguration.MVPD, requestID: String, relay: String, failed: Bool) -> Response {
-        HTML.page(failed ? .unauthorized : .ok, title: "\(mvpd.displayName): sign in", body: """
-            <h1>\(HTML.escape(mvpd.displayName))</h1>
-            \(failed ? "<p class=\"error\">Wrong username or password.</p>" : "")
-            <form method="post" action="/idp/\(FormFields.encode(mvpd.id))/login">
-            <input type="hidden" name="request_id" value="\(HTML.escape(requestID))">
-            <input type="hidden" name="RelayState" value="\(HTML.escape(relay))">
-            <label>Username <input name="username" autocomplete="username"></label>
-            <label>Password <input name="password" type="password" autocomplete="current-password"></label>
-            <button type="submit">Sign in</button>
-            </form>
-            """)
+        HTML.page(
+            failed ? .unauthorized : .ok, title: "\(mvpd.displayName): sign in",
+            body: """
+                <h1>\(HTML.escape(mvpd.displayName))</h1>
+                \(failed ? "<p class=\"error\">Wrong username or password.</p>" : "")
+                <form method="post" action="/idp/\(FormFields.encode(mvpd.id))/login">
+                <input type="hidden" name="request_id" value="\(HTML.escape(requestID))">
+                <input type="hidden" name="RelayState" value="\(HTML.escape(relay))">
+                <label>Username <input name="username" autocomplete="username"></label>
+                <label>Password <input name="password" type="password" autocomplete="current-password"></label>
+                <button type="submit">Sign in</button>
+                </form>
+                """)
     }
 }
 
@@ -173,9 +186,12 @@ enum HTML {
     }()
 
     static func page(_ status: HTTPResponse.Status, title: String, body: String) -> Response {
-        let html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(escape(title))</title></head><body>\n\(body)\n</body></html>\n"
-        var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                                   .contentSecurityPolicy: contentSecurityPolicy, .xContentTypeOptions: "nosniff"]
+        let html =
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(escape(title))</title></head><body>\n\(body)\n</body></html>\n"
+        var headers: HTTPFields = [
+            .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+            .contentSecurityPolicy: contentSecurityPolicy, .xContentTypeOptions: "nosniff",
+        ]
         if let referrerPolicy = HTTPField.Name("Referrer-Policy") { headers[referrerPolicy] = "no-referrer" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }

@@ -15,8 +15,9 @@ public enum LocalServer {
         quiet.logLevel = .critical
         let logger = logger ?? quiet
         let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
-        let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)),
-                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port) }, logger: logger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname(host, port: port)),
+            onServerRunning: { channel in continuation.yield(channel.localAddress?.port) }, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         return try await withThrowingTaskGroup(of: T?.self) { tasks in
             tasks.addTask {

@@ -57,9 +57,10 @@ public final class RegistrationCodes: Sendable {
     func create(requestor: String, deviceID: String, deviceInfo: String, mvpd: String?, ttl: Int64, userAgent: String?) -> Record? {
         let now = clock.nowMilliseconds
         guard let code = Self.randomCode() else { return nil }
-        let record = Record(id: UUID().uuidString.lowercased(), code: code, requestor: requestor, mvpd: mvpd, generated: now,
-                            expires: now + ttl * 1000,
-                            info: .init(deviceId: deviceID, deviceInfo: deviceInfo, userAgent: userAgent, authorizationType: "OAUTH2"))
+        let record = Record(
+            id: UUID().uuidString.lowercased(), code: code, requestor: requestor, mvpd: mvpd, generated: now,
+            expires: now + ttl * 1000,
+            info: .init(deviceId: deviceID, deviceInfo: deviceInfo, userAgent: userAgent, authorizationType: "OAUTH2"))
         return codes.withLock { codes -> Record? in
             if codes.count >= maximumCodes { codes = codes.filter { $0.value.record.expires > now } }
             guard codes.count < maximumCodes, codes[code] == nil else { return nil }
@@ -95,7 +96,8 @@ public final class RegistrationCodes: Sendable {
         let now = clock.nowMilliseconds
         return codes.withLock { codes in
             guard var entry = codes[code], entry.record.expires > now, !entry.used, entry.record.requestor == requestor,
-                  entry.record.info.deviceId == deviceID else { return false }
+                entry.record.info.deviceId == deviceID
+            else { return false }
             entry.used = true
             codes[code] = entry
             return true
@@ -119,7 +121,8 @@ extension ServiceProvider {
             try call.requireClient(requestor: requestor.id)
             let deviceID = try call.deviceID()
             guard let deviceInfo = call.field("device_info") ?? ClientRegistry.deviceInfoHeader.flatMap({ call.request.headers[$0] }),
-                  FormFields.isAcceptable(deviceInfo, limit: 2048) else {
+                FormFields.isAcceptable(deviceInfo, limit: 2048)
+            else {
                 throw ServiceProviderError.badRequest("invalid_device_info", "device_info (or X-Device-Info) is required")
             }
             var ttl = RegistrationCodes.defaultTTL
@@ -129,9 +132,14 @@ extension ServiceProvider {
                 }
                 ttl = value
             }
-            if let mvpd = call.field("mvpd"), self.configuration.mvpd(mvpd, for: requestor.id) == nil { throw ServiceProviderError.unknownMVPD }
-            guard let record = self.codes.create(requestor: requestor.id, deviceID: deviceID, deviceInfo: deviceInfo, mvpd: call.field("mvpd"),
-                                                 ttl: ttl, userAgent: call.request.headers[.userAgent].map { String($0.prefix(512)) }) else {
+            if let mvpd = call.field("mvpd"), self.configuration.mvpd(mvpd, for: requestor.id) == nil {
+                throw ServiceProviderError.unknownMVPD
+            }
+            guard
+                let record = self.codes.create(
+                    requestor: requestor.id, deviceID: deviceID, deviceInfo: deviceInfo, mvpd: call.field("mvpd"),
+                    ttl: ttl, userAgent: call.request.headers[.userAgent].map { String($0.prefix(512)) })
+            else {
                 throw ServiceProviderError.busy
             }
             return VerificationService.json(.created, record)

@@ -69,13 +69,15 @@ public struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let started = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            log.record(method: request.method.rawValue, path: Self.loggedPath(request, context), status: response.status.code,
-                       microseconds: Self.microseconds(since: started))
+            log.record(
+                method: request.method.rawValue, path: Self.loggedPath(request, context), status: response.status.code,
+                microseconds: Self.microseconds(since: started))
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            log.record(method: request.method.rawValue, path: Self.loggedPath(request, context), status: status,
-                       microseconds: Self.microseconds(since: started))
+            log.record(
+                method: request.method.rawValue, path: Self.loggedPath(request, context), status: status,
+                microseconds: Self.microseconds(since: started))
             throw error
         }
     }

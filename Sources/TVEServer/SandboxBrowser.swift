@@ -29,14 +29,17 @@ public struct SandboxBrowser: Sendable {
             let response = try await transport.send(request)
             let base = request.url
             if (300..<400).contains(response.status), let location = response.header("Location") {
-                guard let next = URL(string: location, relativeTo: base)?.absoluteURL else { return .page(status: response.status, text: "") }
+                guard let next = URL(string: location, relativeTo: base)?.absoluteURL else {
+                    return .page(status: response.status, text: "")
+                }
                 guard next.scheme == "http" || next.scheme == "https" else { return .redirect(next) }
                 request = EntitlementHTTPRequest(method: "GET", url: next)
                 continue
             }
             let text = String(decoding: response.body, as: UTF8.self)
             guard response.status == 200, let form = Self.form(in: text),
-                  let action = URL(string: form.action, relativeTo: base)?.absoluteURL else {
+                let action = URL(string: form.action, relativeTo: base)?.absoluteURL
+            else {
                 return .page(status: response.status, text: text)
             }
             var fields = form.fields
@@ -48,8 +51,9 @@ public struct SandboxBrowser: Sendable {
                 fields += [("username", username), ("password", password)]
                 submittedLogin = true
             }
-            request = EntitlementHTTPRequest(method: "POST", url: action, headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                                             body: Data(Self.formEncode(fields).utf8))
+            request = EntitlementHTTPRequest(
+                method: "POST", url: action, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Data(Self.formEncode(fields).utf8))
         }
         throw URLError(.httpTooManyRedirects)
     }
@@ -76,13 +80,16 @@ public struct SandboxBrowser: Sendable {
 
     static func unescape(_ text: String) -> String {
         text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(
+                of: "&amp;", with: "&")
     }
 
     static func formEncode(_ fields: [(String, String)]) -> String {
         var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         allowed.insert(charactersIn: "-._~")
-        return fields.map { "\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
-            .joined(separator: "&")
+        return fields.map {
+            "\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }
+        .joined(separator: "&")
     }
 }

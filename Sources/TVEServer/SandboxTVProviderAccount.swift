@@ -42,9 +42,11 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
     /// The dialogs shown so far, in order (for tests and the demo's transcript).
     public var presented: [TVProviderDialog] { presentedDialogs.withLock { $0 } }
 
-    public init(serviceProvider: URL, mvpdForProvider: [String: String], access: TVProviderAccessStatus, signedIn: SignIn? = nil,
-                transport: any EntitlementTransport = URLSessionTransport(timeout: 10),
-                picker: @escaping @Sendable (TVProviderMetadataRequest) -> PickerChoice = { _ in .cancel }) {
+    public init(
+        serviceProvider: URL, mvpdForProvider: [String: String], access: TVProviderAccessStatus, signedIn: SignIn? = nil,
+        transport: any EntitlementTransport = URLSessionTransport(timeout: 10),
+        picker: @escaping @Sendable (TVProviderMetadataRequest) -> PickerChoice = { _ in .cancel }
+    ) {
         self.serviceProvider = serviceProvider
         self.mvpdForProvider = mvpdForProvider
         self.transport = transport
@@ -62,7 +64,9 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
 
     public func accessStatus(prompt: Bool) async -> TVProviderAccessStatus { state.withLock { $0.access } }
 
-    public func accountMetadata(_ request: TVProviderMetadataRequest, presenter: any TVProviderDialogPresenter) async -> TVProviderMetadataResult {
+    public func accountMetadata(_ request: TVProviderMetadataRequest, presenter: any TVProviderDialogPresenter) async
+        -> TVProviderMetadataResult
+    {
         if request.isInterruptionAllowed {
             let dialog = TVProviderDialog(payload: "TV provider picker: " + request.providerIdentifiers.joined(separator: ", "))
             presentedDialogs.withLock { $0.append(dialog) }
@@ -78,7 +82,9 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
             }
         }
         guard let signIn = signedIn else { return .notSignedIn }
-        guard let token = request.verificationToken else { return .account(providerIdentifier: signIn.providerIdentifier, samlResponse: nil) }
+        guard let token = request.verificationToken else {
+            return .account(providerIdentifier: signIn.providerIdentifier, samlResponse: nil)
+        }
         guard let mvpd = mvpdForProvider[signIn.providerIdentifier] else { return .failed("unknown provider \(signIn.providerIdentifier)") }
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
@@ -86,11 +92,14 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
         guard let url = URL(string: serviceProvider.absoluteString + path) else { return .failed("bad identity-provider URL") }
         let body = SandboxBrowser.formEncode([("username", signIn.username), ("password", signIn.password), ("request_id", token)])
         do {
-            let response = try await transport.send(EntitlementHTTPRequest(method: "POST", url: url,
-                                                                           headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                                                                           body: Data(body.utf8)))
+            let response = try await transport.send(
+                EntitlementHTTPRequest(
+                    method: "POST", url: url,
+                    headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                    body: Data(body.utf8)))
             guard response.status == 200, case .object(let fields)? = JSONValue(jsonText: response.body),
-                  let saml = fields["SAMLResponse"]?.stringValue else {
+                let saml = fields["SAMLResponse"]?.stringValue
+            else {
                 return .failed("the provider answered HTTP \(response.status)")
             }
             return .account(providerIdentifier: signIn.providerIdentifier, samlResponse: saml)

@@ -20,8 +20,10 @@ public struct ServiceProviderKeys: Sendable {
     /// Keys whose signed requestor IDs (legacy SDKs) are accepted instead of a Bearer token.
     public var requestorSigningKeys: [RSAPublicKey]
 
-    public init(mediaTokenSigningKey: RSAPrivateKey, identityProviderSigningKey: RSAPrivateKey, softwareStatementKeys: [RSAPublicKey],
-                metadataEncryptionKey: RSAPublicKey? = nil, requestorSigningKeys: [RSAPublicKey] = []) {
+    public init(
+        mediaTokenSigningKey: RSAPrivateKey, identityProviderSigningKey: RSAPrivateKey, softwareStatementKeys: [RSAPublicKey],
+        metadataEncryptionKey: RSAPublicKey? = nil, requestorSigningKeys: [RSAPublicKey] = []
+    ) {
         self.mediaTokenSigningKey = mediaTokenSigningKey
         self.identityProviderSigningKey = identityProviderSigningKey
         self.softwareStatementKeys = softwareStatementKeys
@@ -49,9 +51,10 @@ public struct SandboxKeys: Sendable {
     }
 
     public var serviceProviderKeys: ServiceProviderKeys {
-        ServiceProviderKeys(mediaTokenSigningKey: mediaTokenKey, identityProviderSigningKey: identityProviderKey,
-                            softwareStatementKeys: [softwareStatementKey.publicKey], metadataEncryptionKey: metadataKey.publicKey,
-                            requestorSigningKeys: [requestorKey.publicKey])
+        ServiceProviderKeys(
+            mediaTokenSigningKey: mediaTokenKey, identityProviderSigningKey: identityProviderKey,
+            softwareStatementKeys: [softwareStatementKey.publicKey], metadataEncryptionKey: metadataKey.publicKey,
+            requestorSigningKeys: [requestorKey.publicKey])
     }
 }
 
@@ -92,12 +95,15 @@ public struct ServiceProvider: Sendable {
 
     /// - Throws: ``ServiceProviderError`` with code `invalid_configuration` when ``ServiceProviderConfiguration/problems``
     ///   is not empty.
-    public init(configuration: ServiceProviderConfiguration, keys: ServiceProviderKeys, clock: any MediaTokenClock = SystemMediaTokenClock(),
-                stateCapacity: Int = 100_000) throws {
+    public init(
+        configuration: ServiceProviderConfiguration, keys: ServiceProviderKeys, clock: any MediaTokenClock = SystemMediaTokenClock(),
+        stateCapacity: Int = 100_000
+    ) throws {
         let problems = configuration.problems
         guard problems.isEmpty else {
-            throw ServiceProviderError(status: 500, code: "invalid_configuration", message: "Invalid configuration",
-                                       details: problems.joined(separator: "; "), action: .configuration)
+            throw ServiceProviderError(
+                status: 500, code: "invalid_configuration", message: "Invalid configuration",
+                details: problems.joined(separator: "; "), action: .configuration)
         }
         self.configuration = configuration
         self.keys = keys
@@ -112,8 +118,12 @@ public struct ServiceProvider: Sendable {
 
     /// Adds every route of the service provider and of its identity provider, with the throttle when configured.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        if let throttle { router.middlewares.add(ThrottlingMiddleware<Context>(throttle: throttle, enhancedErrors: configuration.enhancedErrors,
-                                                                                   trustsForwardedFor: configuration.trustsForwardedFor)) }
+        if let throttle {
+            router.middlewares.add(
+                ThrottlingMiddleware<Context>(
+                    throttle: throttle, enhancedErrors: configuration.enhancedErrors,
+                    trustsForwardedFor: configuration.trustsForwardedFor))
+        }
         registry.addRoutes(to: router)
         addRegistrationCodeRoutes(to: router)
         addAuthenticationRoutes(to: router)
@@ -127,8 +137,10 @@ public struct ServiceProvider: Sendable {
     }
 
     /// Registers an API handler: errors it throws become the configured error shape.
-    func api<Context: RequestContext>(_ router: Router<Context>, _ method: HTTPRequest.Method, _ path: RouterPath,
-                                      _ handler: @escaping @Sendable (APICall) async throws -> Response) {
+    func api<Context: RequestContext>(
+        _ router: Router<Context>, _ method: HTTPRequest.Method, _ path: RouterPath,
+        _ handler: @escaping @Sendable (APICall) async throws -> Response
+    ) {
         router.on(path, method: method) { request, context -> Response in
             do {
                 let call = try await APICall(provider: self, request: request, parameters: context.parameters)
@@ -157,10 +169,12 @@ struct APICall: Sendable {
         path = parameters
         var fields = FormFields.parse(request.uri.query ?? "")
         if request.method == .post || request.method == .delete,
-           request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
+            request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        {
             guard let body = try? await request.body.collect(upTo: ServiceProvider.maximumBodyBytes) else {
-                throw .init(status: 413, code: "invalid_parameter", message: "Payload Too Large",
-                            details: "the body is over \(ServiceProvider.maximumBodyBytes) bytes", action: .none)
+                throw .init(
+                    status: 413, code: "invalid_parameter", message: "Payload Too Large",
+                    details: "the body is over \(ServiceProvider.maximumBodyBytes) bytes", action: .none)
             }
             fields += FormFields.parse(String(decoding: body.readableBytesView, as: UTF8.self))
         }
@@ -174,7 +188,9 @@ struct APICall: Sendable {
     func fields(_ name: String) -> [String] { fields.filter { $0.name == name }.map(\.value) }
 
     /// A required, non-empty field without control characters, at most `limit` bytes.
-    func required(_ name: String, limit: Int = ServiceProvider.maximumFieldBytes, error: ServiceProviderError? = nil) throws(ServiceProviderError) -> String {
+    func required(_ name: String, limit: Int = ServiceProvider.maximumFieldBytes, error: ServiceProviderError? = nil)
+        throws(ServiceProviderError) -> String
+    {
         guard let value = field(name), FormFields.isAcceptable(value, limit: limit) else {
             throw error ?? .badRequest("invalid_parameter", "\(name) is required (at most \(limit) bytes, no control characters)")
         }
@@ -226,17 +242,21 @@ struct APICall: Sendable {
     private func checkClientless(_ header: String, requestor: String) throws(ServiceProviderError) {
         let now = provider.clock.nowMilliseconds
         guard let authorization = try? ClientlessAuthorization(header: header),
-              authorization.requestorID == requestor,
-              authorization.method == request.method.rawValue,
-              authorization.isFresh(now: now, maximumAge: ServiceProvider.clientlessMaximumAge),
-              let credential = provider.configuration.requestor(requestor)?.clientlessCredentials?.first(where: { $0.publicKey == authorization.publicKey }),
-              authorization.isValid(secret: SecureBytes(utf8: credential.secret), publicKey: credential.publicKey)
+            authorization.requestorID == requestor,
+            authorization.method == request.method.rawValue,
+            authorization.isFresh(now: now, maximumAge: ServiceProvider.clientlessMaximumAge),
+            let credential = provider.configuration.requestor(requestor)?.clientlessCredentials?.first(where: {
+                $0.publicKey == authorization.publicKey
+            }),
+            authorization.isValid(secret: SecureBytes(utf8: credential.secret), publicKey: credential.publicKey)
         else { throw .unauthorizedClient }
         // The nonce (at most 128 bytes, so that the cache stays small) is single use for as long as the request time is
         // fresh: until 5 minutes after it.
         guard authorization.nonce.utf8.count <= 128 else { throw .unauthorizedClient }
         let expires = max(now, authorization.requestTime) + ServiceProvider.clientlessMaximumAge + 1
-        switch ServiceProviderState.firstUse(requestor + "\u{0}" + authorization.nonce, in: provider.state.nonces, expires: expires, now: now) {
+        switch ServiceProviderState.firstUse(
+            requestor + "\u{0}" + authorization.nonce, in: provider.state.nonces, expires: expires, now: now)
+        {
         case .first: return
         case .replayed: throw .unauthorizedClient
         case .full: throw .busy

@@ -21,9 +21,11 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         /// The SAML entity ID of this MVPD's identity provider (local).
         public var idpEntityID: String { "urn:tvekit:idp:" + id }
 
-        public init(id: String, displayName: String, logoURL: String? = nil, enablePlatformServices: Bool? = nil,
-                    boardingStatus: String? = nil, platformMappingId: String? = nil, requiredMetadataFields: [String]? = nil,
-                    users: [User] = [], deniedResources: [String: String]? = nil) {
+        public init(
+            id: String, displayName: String, logoURL: String? = nil, enablePlatformServices: Bool? = nil,
+            boardingStatus: String? = nil, platformMappingId: String? = nil, requiredMetadataFields: [String]? = nil,
+            users: [User] = [], deniedResources: [String: String]? = nil
+        ) {
             self.id = id
             self.displayName = displayName
             self.logoURL = logoURL
@@ -75,8 +77,10 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
 
         var allowedRedirectURLs: [String] { redirectURLs ?? Self.defaultRedirectURLs }
 
-        public init(id: String, mvpds: [String], resources: [String]? = nil, encryptedMetadataKeys: [String]? = nil,
-                    metadataEncryption: String? = nil, clientlessCredentials: [ClientlessCredential]? = nil, redirectURLs: [String]? = nil) {
+        public init(
+            id: String, mvpds: [String], resources: [String]? = nil, encryptedMetadataKeys: [String]? = nil,
+            metadataEncryption: String? = nil, clientlessCredentials: [ClientlessCredential]? = nil, redirectURLs: [String]? = nil
+        ) {
             self.id = id
             self.mvpds = mvpds
             self.resources = resources
@@ -124,10 +128,12 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
     /// can write the header. Off by default.
     public var trustsForwardedFor: Bool
 
-    public init(requestors: [Requestor], mvpds: [MVPD], mediaTokenTTL: Int64 = 420_000, authenticationTTL: Int64 = 86_400,
-                authorizationTTL: Int64 = 86_400, spEntityID: String = Self.defaultSPEntityID,
-                acsURL: String = Self.defaultSPEntityID + "/sp/saml/SAMLAssertionConsumer", enhancedErrors: Bool = false,
-                throttling: Bool = false, maximumPreauthorizeResources: Int = 100, trustsForwardedFor: Bool = false) {
+    public init(
+        requestors: [Requestor], mvpds: [MVPD], mediaTokenTTL: Int64 = 420_000, authenticationTTL: Int64 = 86_400,
+        authorizationTTL: Int64 = 86_400, spEntityID: String = Self.defaultSPEntityID,
+        acsURL: String = Self.defaultSPEntityID + "/sp/saml/SAMLAssertionConsumer", enhancedErrors: Bool = false,
+        throttling: Bool = false, maximumPreauthorizeResources: Int = 100, trustsForwardedFor: Bool = false
+    ) {
         self.requestors = requestors
         self.mvpds = mvpds
         self.mediaTokenTTL = mediaTokenTTL
@@ -152,17 +158,18 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = ServiceProviderConfiguration(requestors: [], mvpds: [])
-        self.init(requestors: try c.decode([Requestor].self, forKey: .requestors), mvpds: try c.decode([MVPD].self, forKey: .mvpds),
-                  mediaTokenTTL: try c.decodeIfPresent(Int64.self, forKey: .mediaTokenTTL) ?? defaults.mediaTokenTTL,
-                  authenticationTTL: try c.decodeIfPresent(Int64.self, forKey: .authenticationTTL) ?? defaults.authenticationTTL,
-                  authorizationTTL: try c.decodeIfPresent(Int64.self, forKey: .authorizationTTL) ?? defaults.authorizationTTL,
-                  spEntityID: try c.decodeIfPresent(String.self, forKey: .spEntityID) ?? defaults.spEntityID,
-                  acsURL: try c.decodeIfPresent(String.self, forKey: .acsURL) ?? defaults.acsURL,
-                  enhancedErrors: try c.decodeIfPresent(Bool.self, forKey: .enhancedErrors) ?? false,
-                  throttling: try c.decodeIfPresent(Bool.self, forKey: .throttling) ?? false,
-                  maximumPreauthorizeResources: try c.decodeIfPresent(Int.self, forKey: .maximumPreauthorizeResources)
-                      ?? defaults.maximumPreauthorizeResources,
-                  trustsForwardedFor: try c.decodeIfPresent(Bool.self, forKey: .trustsForwardedFor) ?? false)
+        self.init(
+            requestors: try c.decode([Requestor].self, forKey: .requestors), mvpds: try c.decode([MVPD].self, forKey: .mvpds),
+            mediaTokenTTL: try c.decodeIfPresent(Int64.self, forKey: .mediaTokenTTL) ?? defaults.mediaTokenTTL,
+            authenticationTTL: try c.decodeIfPresent(Int64.self, forKey: .authenticationTTL) ?? defaults.authenticationTTL,
+            authorizationTTL: try c.decodeIfPresent(Int64.self, forKey: .authorizationTTL) ?? defaults.authorizationTTL,
+            spEntityID: try c.decodeIfPresent(String.self, forKey: .spEntityID) ?? defaults.spEntityID,
+            acsURL: try c.decodeIfPresent(String.self, forKey: .acsURL) ?? defaults.acsURL,
+            enhancedErrors: try c.decodeIfPresent(Bool.self, forKey: .enhancedErrors) ?? false,
+            throttling: try c.decodeIfPresent(Bool.self, forKey: .throttling) ?? false,
+            maximumPreauthorizeResources: try c.decodeIfPresent(Int.self, forKey: .maximumPreauthorizeResources)
+                ?? defaults.maximumPreauthorizeResources,
+            trustsForwardedFor: try c.decodeIfPresent(Bool.self, forKey: .trustsForwardedFor) ?? false)
     }
 
     /// The problems that make this configuration unusable, in words; empty when it is valid.
@@ -180,8 +187,10 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         }
         if Set(requestors.map(\.id)).count != requestors.count { problems.append("requestor ids repeat") }
         if Set(mvpds.map(\.id)).count != mvpds.count { problems.append("MVPD ids repeat") }
-        for (name, value, year) in [("mediaTokenTTL (ms)", mediaTokenTTL, Int64(31_536_000_000)), ("authenticationTTL (s)", authenticationTTL, 31_536_000),
-                                    ("authorizationTTL (s)", authorizationTTL, 31_536_000)] where !(1...year).contains(value) {
+        for (name, value, year) in [
+            ("mediaTokenTTL (ms)", mediaTokenTTL, Int64(31_536_000_000)), ("authenticationTTL (s)", authenticationTTL, 31_536_000),
+            ("authorizationTTL (s)", authorizationTTL, 31_536_000),
+        ] where !(1...year).contains(value) {
             problems.append("\(name) must be positive and at most a year")
         }
         if !(1...10_000).contains(maximumPreauthorizeResources) { problems.append("maximumPreauthorizeResources must be 1 to 10000") }
@@ -205,19 +214,32 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
 
     /// The built-in sandbox: one requestor, two MVPDs (one boarded for platform SSO), one user each.
     public static let sandbox = ServiceProviderConfiguration(
-        requestors: [Requestor(id: "tvekit-sandbox", mvpds: ["SandboxCable", "SandboxSSO"], encryptedMetadataKeys: ["zip", "householdID", "userID"],
-                               clientlessCredentials: [ClientlessCredential(publicKey: "sandbox-public-key", secret: "sandbox-secret")])],
+        requestors: [
+            Requestor(
+                id: "tvekit-sandbox", mvpds: ["SandboxCable", "SandboxSSO"], encryptedMetadataKeys: ["zip", "householdID", "userID"],
+                clientlessCredentials: [ClientlessCredential(publicKey: "sandbox-public-key", secret: "sandbox-secret")])
+        ],
         mvpds: [
-            MVPD(id: "SandboxCable", displayName: "Sandbox Cable", logoURL: "http://127.0.0.1/logos/cable.png",
-                 users: [User(username: "viewer", password: "sandbox-password",
-                              metadata: ["zip": #"["12345"]"#, "householdID": #""hh-0001""#,
-                                         "maxRating": #"{"MPAA":"PG-13","VCHIP":"TV-14","URL":"http://127.0.0.1/ratings"}"#],
-                              deniedResources: ["mature-show": "Your parental controls block this program."])],
-                 deniedResources: ["premium-sports": "Your package does not include this channel."]),
-            MVPD(id: "SandboxSSO", displayName: "Sandbox SSO", enablePlatformServices: true, boardingStatus: "SUPPORTED",
-                 platformMappingId: "sandbox-sso", requiredMetadataFields: ["userID", "zip"],
-                 users: [User(username: "sso-viewer", password: "sandbox-password",
-                              metadata: ["userID": #""u-0002""#, "zip": #"["10001"]"#, "householdID": #""hh-0002""#])]),
+            MVPD(
+                id: "SandboxCable", displayName: "Sandbox Cable", logoURL: "http://127.0.0.1/logos/cable.png",
+                users: [
+                    User(
+                        username: "viewer", password: "sandbox-password",
+                        metadata: [
+                            "zip": #"["12345"]"#, "householdID": #""hh-0001""#,
+                            "maxRating": #"{"MPAA":"PG-13","VCHIP":"TV-14","URL":"http://127.0.0.1/ratings"}"#,
+                        ],
+                        deniedResources: ["mature-show": "Your parental controls block this program."])
+                ],
+                deniedResources: ["premium-sports": "Your package does not include this channel."]),
+            MVPD(
+                id: "SandboxSSO", displayName: "Sandbox SSO", enablePlatformServices: true, boardingStatus: "SUPPORTED",
+                platformMappingId: "sandbox-sso", requiredMetadataFields: ["userID", "zip"],
+                users: [
+                    User(
+                        username: "sso-viewer", password: "sandbox-password",
+                        metadata: ["userID": #""u-0002""#, "zip": #"["10001"]"#, "householdID": #""hh-0002""#])
+                ]),
         ])
 }
 
@@ -242,10 +264,13 @@ struct ConfigResponse: Encodable {
     let requestor: Requestor
 
     init(mvpds: [ServiceProviderConfiguration.MVPD]) {
-        requestor = Requestor(mvpds: Mvpds(mvpd: mvpds.map {
-            Entry(id: $0.id, displayName: $0.displayName, logoURL: $0.logoURL, enablePlatformServices: $0.enablePlatformServices,
-                  boardingStatus: $0.boardingStatus, displayInPlatformPicker: $0.boardingStatus == "PICKER" ? true : nil,
-                  platformMappingId: $0.platformMappingId, requiredMetadataFields: $0.requiredMetadataFields)
-        }))
+        requestor = Requestor(
+            mvpds: Mvpds(
+                mvpd: mvpds.map {
+                    Entry(
+                        id: $0.id, displayName: $0.displayName, logoURL: $0.logoURL, enablePlatformServices: $0.enablePlatformServices,
+                        boardingStatus: $0.boardingStatus, displayInPlatformPicker: $0.boardingStatus == "PICKER" ? true : nil,
+                        platformMappingId: $0.platformMappingId, requiredMetadataFields: $0.requiredMetadataFields)
+                }))
     }
 }

@@ -22,7 +22,9 @@ public final class TokenBucketThrottle: Sendable {
 
     private let buckets = Locked<[String: Bucket]>([:])
 
-    public init(ratePerSecond: Double = 1, burst: Int = 10, maximumDevices: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()) {
+    public init(
+        ratePerSecond: Double = 1, burst: Int = 10, maximumDevices: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()
+    ) {
         self.ratePerSecond = ratePerSecond
         self.burst = Double(burst)
         self.maximumDevices = maximumDevices
@@ -69,7 +71,8 @@ struct ThrottlingMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let first = request.uri.path.split(separator: "/").first, Self.throttledPrefixes.contains(first) else {
             return try await next(request, context)
         }
-        let forwarded = trustsForwardedFor
+        let forwarded =
+            trustsForwardedFor
             ? Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
             : nil
         let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress

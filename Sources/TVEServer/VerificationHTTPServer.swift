@@ -25,8 +25,10 @@ public struct VerificationHTTPServer: Sendable {
     /// - Parameters:
     ///   - threads: event-loop threads; one per core by default.
     ///   - onBound: called with the bound port once the server listens.
-    public func run(host: String, port: Int, threads: Int = System.coreCount, onBound: @Sendable (Int) -> Void = { _ in },
-                    until stop: @Sendable () async -> Void) async throws {
+    public func run(
+        host: String, port: Int, threads: Int = System.coreCount, onBound: @Sendable (Int) -> Void = { _ in },
+        until stop: @Sendable () async -> Void
+    ) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
         let service = self.service
         let log = self.log
@@ -111,7 +113,8 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
             headers.add(name: "Content-Type", value: answer.contentType)
             headers.add(name: "Content-Length", value: String(answer.body.utf8.count))
             if !keepAlive { headers.add(name: "Connection", value: "close") }
-            let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: answer.status.code), headers: headers)
+            let responseHead = HTTPResponseHead(
+                version: head.version, status: HTTPResponseStatus(statusCode: answer.status.code), headers: headers)
             context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
             if head.method != .HEAD {
                 var buffer = context.channel.allocator.buffer(capacity: answer.body.utf8.count)
@@ -126,8 +129,9 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
             }
             if let log {
                 let elapsed = ContinuousClock.now - started
-                log.record(method: head.method.rawValue, path: String(path), status: answer.status.code,
-                           microseconds: Int(elapsed.components.seconds) * 1_000_000 + Int(elapsed.components.attoseconds / 1_000_000_000_000))
+                log.record(
+                    method: head.method.rawValue, path: String(path), status: answer.status.code,
+                    microseconds: Int(elapsed.components.seconds) * 1_000_000 + Int(elapsed.components.attoseconds / 1_000_000_000_000))
             }
         }
     }

@@ -25,15 +25,18 @@ public struct VerificationService: Sendable {
     ///   - requestorIDs: the requestors this service verifies for.
     ///   - replayGuard: one-time use, shared by every requestor; in memory and bounded by default.
     ///   - allowing1024BitKeys: trust RSA keys of 1024 to 2047 bits (Adobe's key of 2015–2017); off by default.
-    public init(trustedKeys: [RSAPublicKey], requestorIDs: [String], clockSkew: Duration = .zero,
-                clock: any MediaTokenClock = SystemMediaTokenClock(),
-                replayGuard: any TokenReplayGuard = InMemoryTokenReplayGuard(), allowing1024BitKeys: Bool = false) throws {
+    public init(
+        trustedKeys: [RSAPublicKey], requestorIDs: [String], clockSkew: Duration = .zero,
+        clock: any MediaTokenClock = SystemMediaTokenClock(),
+        replayGuard: any TokenReplayGuard = InMemoryTokenReplayGuard(), allowing1024BitKeys: Bool = false
+    ) throws {
         guard !requestorIDs.isEmpty else { throw MediaTokenError.invalidConfiguration(reason: "no requestor ID") }
         var verifiers: [String: MediaTokenVerifier] = [:]
         for requestor in requestorIDs {
-            verifiers[requestor] = try MediaTokenVerifier(trustedKeys: trustedKeys, requestorID: requestor, clockSkew: clockSkew,
-                                                          clock: clock, replayGuard: replayGuard,
-                                                          allowing1024BitKeys: allowing1024BitKeys)
+            verifiers[requestor] = try MediaTokenVerifier(
+                trustedKeys: trustedKeys, requestorID: requestor, clockSkew: clockSkew,
+                clock: clock, replayGuard: replayGuard,
+                allowing1024BitKeys: allowing1024BitKeys)
         }
         self.verifiers = verifiers
         self.metrics = VerificationMetrics()
@@ -60,13 +63,15 @@ public struct VerificationService: Sendable {
                 answer = Self.tooLarge
             }
             self.metrics.record(result: answer.result ?? "BAD_REQUEST", elapsed: ContinuousClock.now - started)
-            return Response(status: answer.status, headers: [.contentType: answer.contentType],
-                            body: .init(byteBuffer: ByteBuffer(string: answer.body)))
+            return Response(
+                status: answer.status, headers: [.contentType: answer.contentType],
+                body: .init(byteBuffer: ByteBuffer(string: answer.body)))
         }
         router.get("health") { _, _ -> String in "ok" }
         router.get("metrics") { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                     body: .init(byteBuffer: ByteBuffer(string: self.metrics.prometheusText())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(string: self.metrics.prometheusText())))
         }
     }
 
@@ -79,33 +84,39 @@ public struct VerificationService: Sendable {
         return router
     }
 
-    static let tooLarge = Answer(status: .contentTooLarge, contentType: "application/json",
-                                 body: #"{"error":"bodyTooLarge","reason":"the body is over \#(maximumBodyBytes) bytes"}"#, result: "BAD_REQUEST")
+    static let tooLarge = Answer(
+        status: .contentTooLarge, contentType: "application/json",
+        body: #"{"error":"bodyTooLarge","reason":"the body is over \#(maximumBodyBytes) bytes"}"#, result: "BAD_REQUEST")
 
     /// `POST /verify` on a collected body: strict JSON (TVEJSON) in, the report's JSON out.
     func verify(body: UnsafeRawBufferPointer) -> Answer {
         guard body.count <= Self.maximumBodyBytes else { return Self.tooLarge }
         guard case .object(let fields)? = try? JSONValue.parse(body),
-              case .string(let token)? = fields["token"], case .string(let requestor)? = fields["requestor"] else {
-            return Answer(status: .badRequest, contentType: "application/json",
-                          body: #"{"error":"malformedRequest","reason":"the body must be JSON {\"token\", \"requestor\", \"resource\"?}"}"#,
-                          result: nil)
+            case .string(let token)? = fields["token"], case .string(let requestor)? = fields["requestor"]
+        else {
+            return Answer(
+                status: .badRequest, contentType: "application/json",
+                body: #"{"error":"malformedRequest","reason":"the body must be JSON {\"token\", \"requestor\", \"resource\"?}"}"#,
+                result: nil)
         }
         let resource: String?
         switch fields["resource"] {
         case nil, .null?: resource = nil
         case .string(let value)?: resource = value
         default:
-            return Answer(status: .badRequest, contentType: "application/json",
-                          body: #"{"error":"malformedRequest","reason":"resource must be a string"}"#, result: nil)
+            return Answer(
+                status: .badRequest, contentType: "application/json",
+                body: #"{"error":"malformedRequest","reason":"resource must be a string"}"#, result: nil)
         }
         guard let verifier = verifiers[requestor] else {
-            return Answer(status: .badRequest, contentType: "application/json",
-                          body: #"{"error":"unknownRequestor","reason":"this service does not verify for that requestor"}"#, result: nil)
+            return Answer(
+                status: .badRequest, contentType: "application/json",
+                body: #"{"error":"unknownRequestor","reason":"this service does not verify for that requestor"}"#, result: nil)
         }
         let verification = verifier.verify(token, resourceID: resource)
-        return Answer(status: .ok, contentType: "application/json", body: MediaTokenVerificationReport(verification).jsonText,
-                      result: verification.result.rawValue)
+        return Answer(
+            status: .ok, contentType: "application/json", body: MediaTokenVerificationReport(verification).jsonText,
+            result: verification.result.rawValue)
     }
 
     /// Any request, for a transport without a router: `POST /verify`, `GET /health`, `GET /metrics`, else 404/405.
@@ -121,12 +132,14 @@ public struct VerificationService: Sendable {
             guard method == .get || method == .head else { return Self.methodNotAllowed }
             return Answer(status: .ok, contentType: "text/plain; version=0.0.4", body: metrics.prometheusText(), result: nil)
         default:
-            return Answer(status: .notFound, contentType: "application/json", body: #"{"error":"notFound","reason":"no such endpoint"}"#, result: nil)
+            return Answer(
+                status: .notFound, contentType: "application/json", body: #"{"error":"notFound","reason":"no such endpoint"}"#, result: nil)
         }
     }
 
-    static let methodNotAllowed = Answer(status: .methodNotAllowed, contentType: "application/json",
-                                         body: #"{"error":"methodNotAllowed","reason":"wrong method for this endpoint"}"#, result: nil)
+    static let methodNotAllowed = Answer(
+        status: .methodNotAllowed, contentType: "application/json",
+        body: #"{"error":"methodNotAllowed","reason":"wrong method for this endpoint"}"#, result: nil)
 
     static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
         let encoder = JSONEncoder()

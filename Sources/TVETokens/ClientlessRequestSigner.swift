@@ -21,8 +21,10 @@ public struct ClientlessRequestSigner: Sendable {
     ///   - secret: the shared secret (the tvOS SDK's `secret`); kept in a wiped buffer.
     ///   - nonce: makes each request's nonce; a lower-case random UUID by default.
     /// - Throws: ``MediaTokenError/Code/invalidConfiguration`` for an empty or unusable field.
-    public init(requestorID: String, publicKey: String, secret: SecureBytes, clock: any MediaTokenClock = SystemMediaTokenClock(),
-                nonce: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }) throws {
+    public init(
+        requestorID: String, publicKey: String, secret: SecureBytes, clock: any MediaTokenClock = SystemMediaTokenClock(),
+        nonce: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
+    ) throws {
         for (name, value) in [("requestor ID", requestorID), ("public key", publicKey)] {
             guard !value.isEmpty, ClientlessAuthorization.isFieldSafe(value) else {
                 throw MediaTokenError.invalidConfiguration(reason: "the \(name) is empty or holds \", \" or a control character")
@@ -50,8 +52,9 @@ public struct ClientlessRequestSigner: Sendable {
     public func authorizationHeader(method: String, requestURI: String, nonce: String, requestTime: Int64) throws -> String {
         let authorization: ClientlessAuthorization
         do {
-            authorization = try ClientlessAuthorization(method: method, requestorID: requestorID, nonce: nonce, requestTime: requestTime,
-                                                        requestURI: requestURI, publicKey: publicKey, signature: "")
+            authorization = try ClientlessAuthorization(
+                method: method, requestorID: requestorID, nonce: nonce, requestTime: requestTime,
+                requestURI: requestURI, publicKey: publicKey, signature: "")
         } catch let error as MediaTokenError {
             throw MediaTokenError.invalidField(reason: error.reason)
         }
@@ -82,8 +85,10 @@ public struct ClientlessAuthorization: Sendable, Hashable {
     /// The longest header accepted.
     public static let maximumHeaderBytes = 8192
 
-    init(method: String, requestorID: String, nonce: String, requestTime: Int64, requestURI: String, publicKey: String,
-         signature: String) throws {
+    init(
+        method: String, requestorID: String, nonce: String, requestTime: Int64, requestURI: String, publicKey: String,
+        signature: String
+    ) throws {
         guard !method.isEmpty, method.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
             throw MediaTokenError.malformedHeader(reason: "the method must be an upper-case token such as GET")
         }
@@ -161,11 +166,12 @@ public struct ClientlessAuthorization: Sendable, Hashable {
             throw MediaTokenError.malformedHeader(reason: "signature_method must be HMAC-SHA1")
         }
         guard !values[3].isEmpty, values[3].utf8.count <= 18, values[3].utf8.allSatisfy({ (48...57).contains($0) }),
-              let time = Int64(values[3])
+            let time = Int64(values[3])
         else { throw MediaTokenError.malformedHeader(reason: "request_time is not a decimal number of milliseconds") }
         guard !values[6].isEmpty else { throw MediaTokenError.malformedHeader(reason: "signature is empty") }
-        try self.init(method: method, requestorID: values[0], nonce: values[1], requestTime: time, requestURI: values[4],
-                      publicKey: values[5], signature: values[6])
+        try self.init(
+            method: method, requestorID: values[0], nonce: values[1], requestTime: time, requestURI: values[4],
+            publicKey: values[5], signature: values[6])
     }
 
     /// Whether the signature is the HMAC-SHA1 of ``message`` under `secret` (compared in constant time) and, when

@@ -44,8 +44,9 @@ public struct MRSSResource: Sendable, Hashable {
     public init(channel title: String) {
         let titleElement = Element(name: Array("title".utf8), attributes: [], text: Array(title.utf8), children: [])
         let channel = Element(name: Array("channel".utf8), attributes: [], text: [], children: [titleElement])
-        root = Element(name: Array("rss".utf8), attributes: [Attribute(name: Array("version".utf8), value: Array("2.0".utf8))],
-                       text: [], children: [channel])
+        root = Element(
+            name: Array("rss".utf8), attributes: [Attribute(name: Array("version".utf8), value: Array("2.0".utf8))],
+            text: [], children: [channel])
         channelTitleBytes = Array(title.utf8)
     }
 
@@ -125,7 +126,8 @@ struct MRSSReader {
 
     mutating func read() throws -> MRSSResource.Element {
         guard bytes.count <= MRSSResource.maximumBytes else {
-            throw MediaTokenError.malformedResource(reason: "the MRSS document is \(bytes.count) bytes; the limit is \(MRSSResource.maximumBytes)")
+            throw MediaTokenError.malformedResource(
+                reason: "the MRSS document is \(bytes.count) bytes; the limit is \(MRSSResource.maximumBytes)")
         }
         if peek("<?xml"), index + 5 < bytes.count, Self.isSpace(bytes[index + 5]) {
             guard let end = find("?>", from: index + 5) else { throw fail("the XML declaration is not closed") }
@@ -229,7 +231,8 @@ struct MRSSReader {
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ">") else { throw fail("expected '>'") }
                 index += 1
-                return MRSSResource.Element(name: elementName, attributes: attributes.sorted(), text: Self.trimmed(text), children: children)
+                return MRSSResource.Element(
+                    name: elementName, attributes: attributes.sorted(), text: Self.trimmed(text), children: children)
             }
             if peek("<![CDATA[") {
                 guard let end = find("]]>", from: index + 9) else { throw fail("the CDATA section is not closed") }
@@ -246,8 +249,9 @@ struct MRSSReader {
     private func decode(_ range: Range<Int>, to out: inout [UInt8]) throws {
         try bytes.withUnsafeBytes { raw in
             do {
-                try MediaTokenText.appendCharacterData(UnsafeRawBufferPointer(rebasing: raw[range]), offset: range.lowerBound,
-                                                       field: "the MRSS document", to: &out)
+                try MediaTokenText.appendCharacterData(
+                    UnsafeRawBufferPointer(rebasing: raw[range]), offset: range.lowerBound,
+                    field: "the MRSS document", to: &out)
             } catch let error as MediaTokenError {
                 throw MediaTokenError.malformedResource(reason: error.reason)
             }

@@ -28,7 +28,8 @@ enum MediaTokenCodec {
     // nonisolated(unsafe): the buffers are written once in this initialiser and only read afterwards.
     nonisolated(unsafe) static let tags: Tags = {
         let roots = ShortMediaToken.Form.Root.allCases.map(\.rawValue)
-        let literals = fieldNames.map { "<\($0)>" } + fieldNames.map { "</\($0)>" } + roots.map { "<\($0)>" } + roots.map { "</\($0)>" }
+        let literals =
+            fieldNames.map { "<\($0)>" } + fieldNames.map { "</\($0)>" } + roots.map { "<\($0)>" } + roots.map { "</\($0)>" }
             + ["<signatureInfo>", "</signatureInfo>", "<![CDATA["]
         let bytes = Array(literals.joined().utf8)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
@@ -42,13 +43,13 @@ enum MediaTokenCodec {
         }
         let all = UnsafeBufferPointer(pointers)
         let fields = fieldNames.count
-        return Tags(fieldOpen: UnsafeBufferPointer(rebasing: all[0..<fields]),
-                    fieldClose: UnsafeBufferPointer(rebasing: all[fields..<(2 * fields)]),
-                    rootOpen: UnsafeBufferPointer(rebasing: all[(2 * fields)..<(2 * fields + 2)]),
-                    rootClose: UnsafeBufferPointer(rebasing: all[(2 * fields + 2)..<(2 * fields + 4)]),
-                    signatureInfoOpen: all[2 * fields + 4], signatureInfoClose: all[2 * fields + 5], cdataOpen: all[2 * fields + 6])
+        return Tags(
+            fieldOpen: UnsafeBufferPointer(rebasing: all[0..<fields]),
+            fieldClose: UnsafeBufferPointer(rebasing: all[fields..<(2 * fields)]),
+            rootOpen: UnsafeBufferPointer(rebasing: all[(2 * fields)..<(2 * fields + 2)]),
+            rootClose: UnsafeBufferPointer(rebasing: all[(2 * fields + 2)..<(2 * fields + 4)]),
+            signatureInfoOpen: all[2 * fields + 4], signatureInfoClose: all[2 * fields + 5], cdataOpen: all[2 * fields + 6])
     }()
-
 
     // MARK: Parsing
 
@@ -128,8 +129,10 @@ enum MediaTokenCodec {
     }
 
     /// The root element and its fields, after `signatureInfo`.
-    private static func parseFields(_ scanner: inout Scanner, owning text: [UInt8], tags: Tags,
-                                    signatureInfoEnd: ShortMediaToken.Form.SignatureInfoEnd, signatureText: Range<Int>) throws -> ShortMediaToken {
+    private static func parseFields(
+        _ scanner: inout Scanner, owning text: [UInt8], tags: Tags,
+        signatureInfoEnd: ShortMediaToken.Form.SignatureInfoEnd, signatureText: Range<Int>
+    ) throws -> ShortMediaToken {
         let bytes = scanner.bytes
 
         let signedStart = scanner.index
@@ -162,12 +165,14 @@ enum MediaTokenCodec {
         try scanner.expect(tags.rootClose[rootIndex], "</\(root.rawValue)>")
         let signedEnd = scanner.index
         guard scanner.index == bytes.count else {
-            throw MediaTokenError.malformedToken(reason: "\(bytes.count - scanner.index) trailing bytes after </\(root.rawValue)> at byte \(scanner.index)")
+            throw MediaTokenError.malformedToken(
+                reason: "\(bytes.count - scanner.index) trailing bytes after </\(root.rawValue)> at byte \(scanner.index)")
         }
         let form = ShortMediaToken.Form(root: root, signatureInfoEnd: signatureInfoEnd, issueTimeEncoding: encoding)
-        return ShortMediaToken(sessionGUID: sessionGUID, requestorID: requestorID, resourceID: resourceID, ttl: ttl,
-                               issueTime: issueTime, issueTimeText: issueTimeText, mvpdId: mvpdId, proxyMvpdId: proxyMvpdId,
-                               signatureTextRange: signatureText, text: text, signedRange: signedStart..<signedEnd, form: form)
+        return ShortMediaToken(
+            sessionGUID: sessionGUID, requestorID: requestorID, resourceID: resourceID, ttl: ttl,
+            issueTime: issueTime, issueTimeText: issueTimeText, mvpdId: mvpdId, proxyMvpdId: proxyMvpdId,
+            signatureTextRange: signatureText, text: text, signedRange: signedStart..<signedEnd, form: form)
     }
 
     /// `<name>text</name>`, validated: left in the text when it is ASCII and needed no decoding, else a string.
@@ -201,8 +206,9 @@ enum MediaTokenCodec {
         var out: [UInt8] = []
         var run2 = run
         while true {
-            try MediaTokenText.appendCharacterData(UnsafeRawBufferPointer(rebasing: scanner.bytes[run2]), offset: run2.lowerBound,
-                                                   field: fieldNames[index], to: &out)
+            try MediaTokenText.appendCharacterData(
+                UnsafeRawBufferPointer(rebasing: scanner.bytes[run2]), offset: run2.lowerBound,
+                field: fieldNames[index], to: &out)
             guard out.count <= ShortMediaToken.maximumFieldBytes else { throw fieldTooLarge(index, out.count) }
             if scanner.peek(close) {
                 scanner.index += close.count
@@ -213,7 +219,8 @@ enum MediaTokenCodec {
             }
             let contentStart = scanner.index + scanner.tags.cdataOpen.count
             guard let end = MediaTokenText.cdataEnd(in: scanner.bytes, from: contentStart) else {
-                throw MediaTokenError.malformedToken(reason: "the CDATA section in \(fieldNames[index]) at byte \(scanner.index) is not closed")
+                throw MediaTokenError.malformedToken(
+                    reason: "the CDATA section in \(fieldNames[index]) at byte \(scanner.index) is not closed")
             }
             out.append(contentsOf: UnsafeRawBufferPointer(rebasing: scanner.bytes[contentStart..<end]))
             guard out.count <= ShortMediaToken.maximumFieldBytes else { throw fieldTooLarge(index, out.count) }
@@ -256,7 +263,8 @@ enum MediaTokenCodec {
         func string(in text: UnsafeRawBufferPointer, field index: Int) throws -> String {
             try withBytes(in: text) { raw in
                 guard let string = String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) else {
-                    throw MediaTokenError.malformedToken(reason: "\(MediaTokenCodec.fieldNames[index]) at byte \(offset) is not valid UTF-8")
+                    throw MediaTokenError.malformedToken(
+                        reason: "\(MediaTokenCodec.fieldNames[index]) at byte \(offset) is not valid UTF-8")
                 }
                 return string
             }
@@ -285,17 +293,20 @@ enum MediaTokenCodec {
             if count >= 8 {
                 var offset = 0
                 while offset + 8 <= count {
-                    if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                    if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    {
                         return false
                     }
                     offset += 8
                 }
                 return offset == count
-                    || a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                    || a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                        == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
             }
             if count >= 4 {
                 return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
-                    && a.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                    && a.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                        == b.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
             }
             for offset in 0..<count where a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) {
                 return false

@@ -9,7 +9,7 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Backing: String, Sendable {
             case malformedToken, inputTooLarge, malformedResource, invalidConfiguration, invalidField, signingFailed, malformedSignature,
-                 malformedHeader, malformedStatement, unsupportedAlgorithm, invalidSignature
+                malformedHeader, malformedStatement, unsupportedAlgorithm, invalidSignature
         }
         fileprivate let backing: Backing
 
@@ -73,12 +73,16 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
     @inline(never) public static func malformedToken(reason: String = "") -> Self { Self(code: .malformedToken, reason: reason) }
     @inline(never) public static func inputTooLarge(reason: String = "") -> Self { Self(code: .inputTooLarge, reason: reason) }
     @inline(never) public static func malformedResource(reason: String = "") -> Self { Self(code: .malformedResource, reason: reason) }
-    @inline(never) public static func invalidConfiguration(reason: String = "") -> Self { Self(code: .invalidConfiguration, reason: reason) }
+    @inline(never) public static func invalidConfiguration(reason: String = "") -> Self {
+        Self(code: .invalidConfiguration, reason: reason)
+    }
     @inline(never) public static func invalidField(reason: String = "") -> Self { Self(code: .invalidField, reason: reason) }
     @inline(never) public static func signingFailed(reason: String = "") -> Self { Self(code: .signingFailed, reason: reason) }
     @inline(never) public static func malformedSignature(reason: String = "") -> Self { Self(code: .malformedSignature, reason: reason) }
     @inline(never) public static func malformedHeader(reason: String = "") -> Self { Self(code: .malformedHeader, reason: reason) }
     @inline(never) public static func malformedStatement(reason: String = "") -> Self { Self(code: .malformedStatement, reason: reason) }
-    @inline(never) public static func unsupportedAlgorithm(reason: String = "") -> Self { Self(code: .unsupportedAlgorithm, reason: reason) }
+    @inline(never) public static func unsupportedAlgorithm(reason: String = "") -> Self {
+        Self(code: .unsupportedAlgorithm, reason: reason)
+    }
     @inline(never) public static func invalidSignature(reason: String = "") -> Self { Self(code: .invalidSignature, reason: reason) }
 }

@@ -37,17 +37,21 @@ public struct MediaTokenIssuer: Sendable {
     /// - Throws: ``MediaTokenError/Code/invalidField`` (empty or over-long field, negative time, a date out of
     ///   range), ``MediaTokenError/Code/invalidConfiguration`` (a key under 2048 bits),
     ///   ``MediaTokenError/Code/signingFailed``.
-    public func issue(requestorID: String, resourceID: String, mvpdId: String, sessionGUID: String = UUID().uuidString,
-                      proxyMvpdId: String? = nil, ttl: Int64 = MediaTokenIssuer.defaultTTL, issueTime: Int64? = nil) throws -> ShortMediaToken {
+    public func issue(
+        requestorID: String, resourceID: String, mvpdId: String, sessionGUID: String = UUID().uuidString,
+        proxyMvpdId: String? = nil, ttl: Int64 = MediaTokenIssuer.defaultTTL, issueTime: Int64? = nil
+    ) throws -> ShortMediaToken {
         guard privateKey.keySizeInBits >= 2048 else {
-            throw MediaTokenError.invalidConfiguration(reason: "the signing key has \(privateKey.keySizeInBits) bits; tokens are signed with 2048 bits or more")
+            throw MediaTokenError.invalidConfiguration(
+                reason: "the signing key has \(privateKey.keySizeInBits) bits; tokens are signed with 2048 bits or more")
         }
         var issued = issueTime ?? clock.nowMilliseconds
         if case .dateTime = form.issueTimeEncoding, issued >= 0 { issued -= issued % 1000 }
         guard issued >= 0 else { throw MediaTokenError.invalidField(reason: "issueTime must not be negative") }
         let timeText = try MediaTokenWriter.issueTimeText(issued, form.issueTimeEncoding)
-        let fields = MediaTokenWriter.Fields(sessionGUID: sessionGUID, requestorID: requestorID, resourceID: resourceID, ttl: ttl,
-                                             issueTime: issued, mvpdId: mvpdId, proxyMvpdId: proxyMvpdId)
+        let fields = MediaTokenWriter.Fields(
+            sessionGUID: sessionGUID, requestorID: requestorID, resourceID: resourceID, ttl: ttl,
+            issueTime: issued, mvpdId: mvpdId, proxyMvpdId: proxyMvpdId)
         let element = try MediaTokenWriter.signedElement(fields, issueTimeText: timeText, form: form)
         let signature: [UInt8]
         do {
@@ -57,11 +61,13 @@ public struct MediaTokenIssuer: Sendable {
         }
         let (text, signatureTextRange, range) = MediaTokenWriter.tokenText(signature: signature, signedElement: element, form: form)
         guard text.count <= ShortMediaToken.maximumInputBytes else {
-            throw MediaTokenError.invalidField(reason: "the token would be \(text.count) bytes; the limit is \(ShortMediaToken.maximumInputBytes)")
+            throw MediaTokenError.invalidField(
+                reason: "the token would be \(text.count) bytes; the limit is \(ShortMediaToken.maximumInputBytes)")
         }
-        return ShortMediaToken(sessionGUID: .decoded(sessionGUID), requestorID: .decoded(requestorID), resourceID: .decoded(resourceID),
-                               ttl: ttl, issueTime: issued, issueTimeText: .decoded(timeText), mvpdId: .decoded(mvpdId),
-                               proxyMvpdId: proxyMvpdId.map { .decoded($0) }, signatureTextRange: signatureTextRange, text: text,
-                               signedRange: range, form: form)
+        return ShortMediaToken(
+            sessionGUID: .decoded(sessionGUID), requestorID: .decoded(requestorID), resourceID: .decoded(resourceID),
+            ttl: ttl, issueTime: issued, issueTimeText: .decoded(timeText), mvpdId: .decoded(mvpdId),
+            proxyMvpdId: proxyMvpdId.map { .decoded($0) }, signatureTextRange: signatureTextRange, text: text,
+            signedRange: range, form: form)
     }
 }

@@ -47,13 +47,15 @@ enum MediaTokenTime {
     }
 
     /// `yyyy-MM-dd HH:mm:ss ±hhmm`, exactly 25 bytes. Works on the bytes alone (no `Character`): it runs for every token.
-    private static func parseDateTime(_ raw: UnsafeRawBufferPointer, offset: Int) throws -> (Int64, ShortMediaToken.Form.IssueTimeEncoding) {
+    private static func parseDateTime(_ raw: UnsafeRawBufferPointer, offset: Int) throws -> (Int64, ShortMediaToken.Form.IssueTimeEncoding)
+    {
         // Shape first: the eighteen digit positions in one OR of "not a digit" flags, then the separators.
         @inline(__always) func notDigit(_ at: Int) -> UInt8 { raw[at] &- 0x30 > 9 ? 1 : 0 }
         var bad = notDigit(0) | notDigit(1) | notDigit(2) | notDigit(3) | notDigit(5) | notDigit(6) | notDigit(8) | notDigit(9)
         bad |= notDigit(11) | notDigit(12) | notDigit(14) | notDigit(15) | notDigit(17) | notDigit(18)
         bad |= notDigit(21) | notDigit(22) | notDigit(23) | notDigit(24)
-        let separators = raw[4] == UInt8(ascii: "-") && raw[7] == UInt8(ascii: "-") && raw[10] == UInt8(ascii: " ")
+        let separators =
+            raw[4] == UInt8(ascii: "-") && raw[7] == UInt8(ascii: "-") && raw[10] == UInt8(ascii: " ")
             && raw[13] == UInt8(ascii: ":") && raw[16] == UInt8(ascii: ":") && raw[19] == UInt8(ascii: " ")
             && (raw[20] == UInt8(ascii: "+") || raw[20] == UInt8(ascii: "-"))
         if bad != 0 || !separators { throw shapeError(raw, offset: offset) }

@@ -128,14 +128,18 @@ public struct MediaTokenVerifier: Sendable {
     ///     default, and such keys are then refused.
     /// - Throws: ``MediaTokenError/Code/invalidConfiguration`` (no key, empty requestor, skew out of range, a key
     ///   under 2048 bits without `allowing1024BitKeys`, a key under 1024 bits).
-    public init(trustedKeys: [RSAPublicKey], requestorID: String, clockSkew: Duration = .zero,
-                clock: any MediaTokenClock = SystemMediaTokenClock(), replayGuard: (any TokenReplayGuard)? = nil,
-                allowing1024BitKeys: Bool = false) throws {
+    public init(
+        trustedKeys: [RSAPublicKey], requestorID: String, clockSkew: Duration = .zero,
+        clock: any MediaTokenClock = SystemMediaTokenClock(), replayGuard: (any TokenReplayGuard)? = nil,
+        allowing1024BitKeys: Bool = false
+    ) throws {
         guard !trustedKeys.isEmpty else { throw MediaTokenError.invalidConfiguration(reason: "no trusted key or certificate") }
         for (position, key) in trustedKeys.enumerated() where key.keySizeInBits < 2048 {
             guard allowing1024BitKeys, key.keySizeInBits >= 1024 else {
-                throw MediaTokenError.invalidConfiguration(reason: "trusted key \(position + 1) has \(key.keySizeInBits) bits; "
-                    + (key.keySizeInBits >= 1024 ? "a key under 2048 bits is trusted only with allowing1024BitKeys" : "at least 1024 are required"))
+                throw MediaTokenError.invalidConfiguration(
+                    reason: "trusted key \(position + 1) has \(key.keySizeInBits) bits; "
+                        + (key.keySizeInBits >= 1024
+                            ? "a key under 2048 bits is trusted only with allowing1024BitKeys" : "at least 1024 are required"))
             }
         }
         guard !requestorID.isEmpty else { throw MediaTokenError.invalidConfiguration(reason: "the requestor ID is empty") }
@@ -154,9 +158,11 @@ public struct MediaTokenVerifier: Sendable {
     /// signing certificate). Certificate validity dates are not checked: trust is the caller's configuration.
     /// - Throws: ``MediaTokenError/Code/invalidConfiguration``, or the ``TVECryptoError`` of a certificate whose
     ///   key is unusable.
-    public init(trustedCertificates: [X509Certificate], requestorID: String, clockSkew: Duration = .zero,
-                clock: any MediaTokenClock = SystemMediaTokenClock(), replayGuard: (any TokenReplayGuard)? = nil,
-                allowing1024BitKeys: Bool = false) throws {
+    public init(
+        trustedCertificates: [X509Certificate], requestorID: String, clockSkew: Duration = .zero,
+        clock: any MediaTokenClock = SystemMediaTokenClock(), replayGuard: (any TokenReplayGuard)? = nil,
+        allowing1024BitKeys: Bool = false
+    ) throws {
         // Loaded at the legacy floor: the key-size rule and its error are the designated initialiser's.
         let keys: [RSAPublicKey]
         do {
@@ -164,8 +170,9 @@ public struct MediaTokenVerifier: Sendable {
         } catch let error as TVECryptoError where error.code == .keyTooSmall {
             throw MediaTokenError.invalidConfiguration(reason: "a trusted certificate's key is too small: \(error.reason)")
         }
-        try self.init(trustedKeys: keys, requestorID: requestorID, clockSkew: clockSkew, clock: clock, replayGuard: replayGuard,
-                      allowing1024BitKeys: allowing1024BitKeys)
+        try self.init(
+            trustedKeys: keys, requestorID: requestorID, clockSkew: clockSkew, clock: clock, replayGuard: replayGuard,
+            allowing1024BitKeys: allowing1024BitKeys)
     }
 
     /// Verifies a token given as bytes (serialized Base64 or raw token text).
@@ -209,7 +216,8 @@ public struct MediaTokenVerifier: Sendable {
             return .invalid(.invalidRequestorID, "the token was issued to another requestor")
         }
         if let resourceID, !token.field(token.resourceIDStorage, equals: resourceID),
-           !MRSSResource.resource(token.resourceID, matches: resourceID) {
+            !MRSSResource.resource(token.resourceID, matches: resourceID)
+        {
             return .invalid(.invalidResourceID, "the token authorizes another resource")
         }
         let now = clock.nowMilliseconds
@@ -219,7 +227,7 @@ public struct MediaTokenVerifier: Sendable {
         if now >= notAfter { return .invalid(.tokenExpired, "the token's lifetime has ended") }
         if let replayGuard {
             guard let key = try? TokenReplayKey(signedBytes: signedBytes),
-                  replayGuard.recordFirstUse(of: key, expiresAt: notAfter, now: now)
+                replayGuard.recordFirstUse(of: key, expiresAt: notAfter, now: now)
             else { return .invalid(.tokenReplayed, "the token was used before") }
         }
         let verified = VerifiedMediaToken(token: token)

@@ -25,13 +25,18 @@ package enum MediaTokenWriter {
     /// The root element for the given fields: the bytes to sign.
     /// - Throws: ``MediaTokenError/Code/invalidField``.
     static func signedElement(_ fields: Fields, issueTimeText: String, form: ShortMediaToken.Form) throws -> [UInt8] {
-        let strings: [(String, String)] = [("sessionGUID", fields.sessionGUID), ("requestorID", fields.requestorID),
-                                           ("resourceID", fields.resourceID), ("mvpdId", fields.mvpdId)]
+        let strings: [(String, String)] = [
+            ("sessionGUID", fields.sessionGUID), ("requestorID", fields.requestorID),
+            ("resourceID", fields.resourceID), ("mvpdId", fields.mvpdId),
+        ]
         for (name, value) in strings where value.isEmpty { throw MediaTokenError.invalidField(reason: "\(name) is empty") }
-        for (name, value) in strings + [("proxyMvpdId", fields.proxyMvpdId ?? "")] where value.utf8.count > ShortMediaToken.maximumFieldBytes {
+        for (name, value) in strings + [("proxyMvpdId", fields.proxyMvpdId ?? "")]
+        where value.utf8.count > ShortMediaToken.maximumFieldBytes {
             throw MediaTokenError.invalidField(reason: "\(name) is longer than \(ShortMediaToken.maximumFieldBytes) bytes")
         }
-        guard fields.ttl >= 0, fields.issueTime >= 0 else { throw MediaTokenError.invalidField(reason: "ttl and issueTime must not be negative") }
+        guard fields.ttl >= 0, fields.issueTime >= 0 else {
+            throw MediaTokenError.invalidField(reason: "ttl and issueTime must not be negative")
+        }
         let root = form.root.rawValue
         var out: [UInt8] = []
         out.reserveCapacity(256 + fields.sessionGUID.utf8.count + fields.requestorID.utf8.count + fields.resourceID.utf8.count)
@@ -54,7 +59,8 @@ package enum MediaTokenWriter {
 
     /// The token text: `signatureInfo` with the Base64 signature, then the signed element.
     static func tokenText(signature: [UInt8], signedElement: [UInt8], form: ShortMediaToken.Form)
-        -> (text: [UInt8], signatureTextRange: Range<Int>, signedRange: Range<Int>) {
+        -> (text: [UInt8], signatureTextRange: Range<Int>, signedRange: Range<Int>)
+    {
         var text = MediaTokenCodec.signatureInfoOpen
         let signatureStart = text.count
         text += Array(Base64.encode(signature).utf8)

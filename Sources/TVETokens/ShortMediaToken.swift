@@ -146,8 +146,10 @@ public struct ShortMediaToken: Sendable, Hashable {
         self = try input.withUTF8 { try MediaTokenCodec.parse(UnsafeRawBufferPointer($0)) }
     }
 
-    init(sessionGUID: Field, requestorID: Field, resourceID: Field, ttl: Int64, issueTime: Int64, issueTimeText: Field,
-         mvpdId: Field, proxyMvpdId: Field?, signatureTextRange: Range<Int>, text: [UInt8], signedRange: Range<Int>, form: Form) {
+    init(
+        sessionGUID: Field, requestorID: Field, resourceID: Field, ttl: Int64, issueTime: Int64, issueTimeText: Field,
+        mvpdId: Field, proxyMvpdId: Field?, signatureTextRange: Range<Int>, text: [UInt8], signedRange: Range<Int>, form: Form
+    ) {
         sessionGUIDStorage = sessionGUID
         requestorIDStorage = requestorID
         resourceIDStorage = resourceID
@@ -219,8 +221,9 @@ extension ShortMediaToken {
         }
 
         /// The form of Adobe's documentation: `</signatureInfo>`, `shortAuthorizationToken`, epoch milliseconds.
-        public static let documented = Form(root: .shortAuthorizationToken, signatureInfoEnd: .slashed,
-                                            issueTimeEncoding: .epochMilliseconds)
+        public static let documented = Form(
+            root: .shortAuthorizationToken, signatureInfoEnd: .slashed,
+            issueTimeEncoding: .epochMilliseconds)
 
         public var description: String { "\(root.rawValue), signatureInfo \(signatureInfoEnd.rawValue), issueTime \(issueTimeEncoding)" }
     }

@@ -59,7 +59,8 @@ public struct SoftwareStatement: Sendable, Hashable {
             throw MediaTokenError.unsupportedAlgorithm(reason: "the JWT algorithm must be RS256")
         }
         guard header["crit"] == nil else {
-            throw MediaTokenError.unsupportedAlgorithm(reason: "the JWT names critical extensions (\"crit\"), which TVEKit does not implement")
+            throw MediaTokenError.unsupportedAlgorithm(
+                reason: "the JWT names critical extensions (\"crit\"), which TVEKit does not implement")
         }
         guard case .object(let claims)? = try? JSONValue(parsing: claimBytes) else {
             throw MediaTokenError.malformedStatement(reason: "the JWT claims are not a JSON object")
@@ -115,8 +116,10 @@ public struct SoftwareStatement: Sendable, Hashable {
     }
 
     /// Makes an RS256 statement (for the local service provider and tests).
-    public static func issue(subject: String, issuer: String = "auth.adobe.com", issuedAt: Int64, notBefore: Int64? = nil,
-                             signingKey: RSAPrivateKey) throws -> SoftwareStatement {
+    public static func issue(
+        subject: String, issuer: String = "auth.adobe.com", issuedAt: Int64, notBefore: Int64? = nil,
+        signingKey: RSAPrivateKey
+    ) throws -> SoftwareStatement {
         struct Payload: Encodable { let sub: String; let nbf: Int64; let iss: String; let iat: Int64 }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

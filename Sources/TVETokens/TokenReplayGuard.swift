@@ -2,9 +2,9 @@ import Foundation
 import TVECrypto
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The identity of a token for one-time use: the SHA-256 of its signed bytes (so the same token is caught whether

@@ -14,12 +14,12 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Walk the AccessEnabler cookbook against a local service provider and print the transcript.",
         discussion: """
-        Starts the local service provider (the sandbox, fresh keys) on an ephemeral loopback port, then plays an app:
-        setRequestor, authentication through the MVPD's login form, preauthorization, authorization, media-token
-        verification, user-metadata decryption, the platform single-sign-on path with a simulated TV-provider
-        account, the tvOS second screen, and logout. Each callback is printed with its time. Exit 0 when every step
-        gave the callbacks the cookbook promises, 1 otherwise.
-        """
+            Starts the local service provider (the sandbox, fresh keys) on an ephemeral loopback port, then plays an app:
+            setRequestor, authentication through the MVPD's login form, preauthorization, authorization, media-token
+            verification, user-metadata decryption, the platform single-sign-on path with a simulated TV-provider
+            account, the tvOS second screen, and logout. Each callback is printed with its time. Exit 0 when every step
+            gave the callbacks the cookbook promises, 1 otherwise.
+            """
     )
 
     @Flag(name: .long, help: "Print the transcript as JSON (one object) instead of text.")
@@ -33,14 +33,18 @@ struct DemoCommand: AsyncParsableCommand {
         let provider = try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys)
         let router = Router(context: ServerRequestContext.self)
         provider.addRoutes(to: router)
-        let statement = try SoftwareStatement.issue(subject: UUID().uuidString.lowercased(), issuedAt: Int64(Date().timeIntervalSince1970),
-                                                    signingKey: keys.softwareStatementKey).compact
+        let statement = try SoftwareStatement.issue(
+            subject: UUID().uuidString.lowercased(), issuedAt: Int64(Date().timeIntervalSince1970),
+            signingKey: keys.softwareStatementKey
+        ).compact
         let failures = try await LocalServer.run(router) { base in
             transcript.note("local service provider on \(base.absoluteString)")
             let demo = Demo(base: base, keys: keys, statement: statement, transcript: transcript)
             var failures: [String] = []
-            for (name, step) in [("iOS, without single sign-on", demo.classic), ("iOS, with platform single sign-on", demo.platformSSO),
-                                 ("tvOS, second screen", demo.secondScreen)] {
+            for (name, step) in [
+                ("iOS, without single sign-on", demo.classic), ("iOS, with platform single sign-on", demo.platformSSO),
+                ("tvOS, second screen", demo.secondScreen),
+            ] {
                 transcript.section(name)
                 do {
                     try await step()
@@ -69,7 +73,8 @@ final class Transcript: Sendable {
         let ms = Int(elapsed.components.seconds) * 1000 + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
         lines.withLock { $0.append((ms, kind, text)) }
         if !json {
-            let prefix = kind == "section" ? "\n== " : String(format: "%6d ms  %@ ", ms, kind == "call" ? "→" : kind == "callback" ? "←" : "·")
+            let prefix =
+                kind == "section" ? "\n== " : String(format: "%6d ms  %@ ", ms, kind == "call" ? "→" : kind == "callback" ? "←" : "·")
             print(prefix + text)
         }
     }
@@ -84,8 +89,11 @@ final class Transcript: Sendable {
             let entries: [JSONValue] = lines.withLock { $0 }.map {
                 .object(["ms": .integer(Int64($0.ms)), "kind": .string($0.kind), "text": .string($0.text)])
             }
-            print(JSONValue.object(["transcript": .array(entries), "ok": .bool(failures.isEmpty),
-                                    "failures": .array(failures.map { .string($0) })]).jsonText)
+            print(
+                JSONValue.object([
+                    "transcript": .array(entries), "ok": .bool(failures.isEmpty),
+                    "failures": .array(failures.map { .string($0) }),
+                ]).jsonText)
         } else {
             print(failures.isEmpty ? "\nevery step behaved as the cookbook says" : "\n\(failures.count) step(s) failed")
         }
@@ -140,7 +148,9 @@ final class DemoDelegate: EntitlementDelegate, EntitlementStatus, Sendable {
     func setAuthenticationStatus(_ status: Int, errorCode: String) {
         add(.authenticationStatus(status, errorCode), "setAuthenticationStatus(\(status), \"\(errorCode)\")")
     }
-    func displayProviderDialog(_ mvpds: [MVPD]) { add(.providers(mvpds), "displayProviderDialog([\(mvpds.map(\.displayName).joined(separator: ", "))])") }
+    func displayProviderDialog(_ mvpds: [MVPD]) {
+        add(.providers(mvpds), "displayProviderDialog([\(mvpds.map(\.displayName).joined(separator: ", "))])")
+    }
     func navigateToUrl(_ url: URL) { add(.navigate(url), "navigateToUrl(\(url.path))") }
     func setToken(_ token: String, forResource resource: String) {
         add(.token(token, resource), "setToken(<\(token.utf8.count)-byte media token>, \(Demo.shown(resource)))")
@@ -170,9 +180,12 @@ struct Demo: Sendable {
     static let requestor = "tvekit-sandbox"
 
     func make(platform: EntitlementPlatform = .iOS, account: (any TVProviderAccountProvider)? = nil) -> (AccessEnabler, DemoDelegate) {
-        let core = AsyncAccessEnabler(softwareStatement: statement, configuration: .init(
-            transport: URLSessionTransport(timeout: 10), platform: platform, metadataDecryptor: MetadataDecryptor(privateKey: keys.metadataKey),
-            pollingInterval: .milliseconds(200), pollingTimeout: .seconds(30), tvProviderAccount: account))
+        let core = AsyncAccessEnabler(
+            softwareStatement: statement,
+            configuration: .init(
+                transport: URLSessionTransport(timeout: 10), platform: platform,
+                metadataDecryptor: MetadataDecryptor(privateKey: keys.metadataKey),
+                pollingInterval: .milliseconds(200), pollingTimeout: .seconds(30), tvProviderAccount: account))
         let enabler = AccessEnabler(core: core)
         let delegate = DemoDelegate(transcript: transcript)
         enabler.delegate = delegate
@@ -190,7 +203,8 @@ struct Demo: Sendable {
     }
 
     /// An MRSS resource for an episode of the `news` channel, as a programmer's app may ask for it.
-    static let newsEpisode = #"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>news</title>"#
+    static let newsEpisode =
+        #"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>news</title>"#
         + #"<item><title>Evening news</title><guid>news-2026-11-25</guid><media:rating scheme="urn:v-chip">tv-g</media:rating></item></channel></rss>"#
 
     /// checkAuthorization → setToken, and the token checked as a player's back end would (for `playing`, the
@@ -201,7 +215,9 @@ struct Demo: Sendable {
         enabler.checkAuthorization(resource)
         let token = try await delegate.next("setToken") { if case .token(let token, _) = $0 { token } else { nil } }
         let parsed = try ShortMediaToken(parsing: token)
-        transcript.note("the media token: <\(parsed.form.root.rawValue)>, issueTime \(parsed.issueTimeText), signatureInfo \(parsed.form.signatureInfoEnd.rawValue)")
+        transcript.note(
+            "the media token: <\(parsed.form.root.rawValue)>, issueTime \(parsed.issueTimeText), signatureInfo \(parsed.form.signatureInfoEnd.rawValue)"
+        )
         let verifier = try MediaTokenVerifier(trustedKeys: [keys.mediaTokenKey.publicKey], requestorID: Self.requestor)
         let verification = verifier.verify(token, resourceID: playing ?? resource)
         transcript.note("MediaTokenVerifier(resourceID: \(playing ?? shown)): \(verification.result.rawValue)")
@@ -211,11 +227,14 @@ struct Demo: Sendable {
     /// The iOS logout: the web view follows the logout page back to the app, which hands the redirect over.
     func followLogoutPage(_ enabler: AccessEnabler, _ delegate: DemoDelegate) async throws {
         let page = try await delegate.next("navigateToUrl") { if case .navigate(let url) = $0 { url } else { nil } }
-        guard case .redirect(let after) = try await SandboxBrowser().navigate(to: page) else { throw CLIError(message: "the logout page did not return") }
+        guard case .redirect(let after) = try await SandboxBrowser().navigate(to: page) else {
+            throw CLIError(message: "the logout page did not return")
+        }
         transcript.call("handleExternalURL(\(after.absoluteString))")
         enabler.handleExternalURL(after)
-        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 0,
-                   "logout did not end")
+        try expect(
+            try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 0,
+            "logout did not end")
     }
 
     /// Startup, authentication in the MVPD's login form, preauthorization, authorization, verification, metadata, logout.
@@ -223,7 +242,9 @@ struct Demo: Sendable {
         let (enabler, delegate) = make()
         transcript.call("setRequestor(\(Self.requestor), [\(base.absoluteString)])")
         enabler.setRequestor(Self.requestor, serviceProviders: [base])
-        try expect(try await delegate.next("setRequestorComplete") { if case .requestorComplete(let s) = $0 { s } else { nil } } == 1, "setRequestor failed")
+        try expect(
+            try await delegate.next("setRequestorComplete") { if case .requestorComplete(let s) = $0 { s } else { nil } } == 1,
+            "setRequestor failed")
         transcript.call("checkAuthentication()")
         enabler.checkAuthentication()
         _ = try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } }
@@ -235,13 +256,15 @@ struct Demo: Sendable {
         enabler.setSelectedProvider("SandboxCable")
         let url = try await delegate.next("navigateToUrl") { if case .navigate(let url) = $0 { url } else { nil } }
         transcript.note("the web view signs in as viewer on the MVPD's page")
-        guard case .redirect(let back) = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password") else {
+        guard case .redirect(let back) = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password")
+        else {
             throw CLIError(message: "the login did not return to the app")
         }
         transcript.call("handleExternalURL(\(back.absoluteString))")
         enabler.handleExternalURL(back)
-        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 1,
-                   "the authentication failed")
+        try expect(
+            try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 1,
+            "the authentication failed")
         transcript.call("checkPreauthorizedResources([news, mature-show, premium-sports])")
         enabler.checkPreauthorizedResources(["news", "mature-show", "premium-sports"])
         let allowed = try await delegate.next("preauthorizedResources") { if case .preauthorized(let list) = $0 { list } else { nil } }
@@ -255,7 +278,9 @@ struct Demo: Sendable {
         for key in ["zip", "householdID", "maxRating"] {
             transcript.call("getMetadata(userMetadata: \(key))")
             enabler.getMetadata(.userMetadata(key: key))
-            let value = try await delegate.next("setMetadataStatus") { if case .metadata(let value, _) = $0 { value as JSONValue?? } else { nil } }
+            let value = try await delegate.next("setMetadataStatus") {
+                if case .metadata(let value, _) = $0 { value as JSONValue?? } else { nil }
+            }
             try expect(value != nil, "no \(key)")
         }
         transcript.call("logout()")
@@ -265,9 +290,14 @@ struct Demo: Sendable {
 
     /// The Apple SSO cookbook with a simulated TV-provider account.
     func platformSSO() async throws {
-        let account = SandboxTVProviderAccount(serviceProvider: base, mvpdForProvider: ["sandbox-sso": "SandboxSSO"], access: .granted,
-                                               picker: { _ in .select(.init(providerIdentifier: "sandbox-sso", username: "sso-viewer",
-                                                                            password: "sandbox-password")) })
+        let account = SandboxTVProviderAccount(
+            serviceProvider: base, mvpdForProvider: ["sandbox-sso": "SandboxSSO"], access: .granted,
+            picker: { _ in
+                .select(
+                    .init(
+                        providerIdentifier: "sandbox-sso", username: "sso-viewer",
+                        password: "sandbox-password"))
+            })
         let (enabler, delegate) = make(account: account)
         transcript.note("the TV-provider account: access granted, not signed in yet")
         transcript.call("setRequestor(\(Self.requestor))")
@@ -278,11 +308,14 @@ struct Demo: Sendable {
         _ = try await delegate.next("presentTvProviderDialog") { if case .present = $0 { true } else { nil } }
         transcript.note("the user picks Sandbox SSO in the platform picker")
         _ = try await delegate.next("dismissTvProviderDialog") { if case .dismiss = $0 { true } else { nil } }
-        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 1,
-                   "the token exchange failed")
+        try expect(
+            try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 1,
+            "the token exchange failed")
         transcript.call("getMetadata(userMetadata: tokenSource)")
         enabler.getMetadata(.userMetadata(key: "tokenSource"))
-        let source = try await delegate.next("setMetadataStatus") { if case .metadata(let value, _) = $0 { value as JSONValue?? } else { nil } }
+        let source = try await delegate.next("setMetadataStatus") {
+            if case .metadata(let value, _) = $0 { value as JSONValue?? } else { nil }
+        }
         try expect(source == .string("Apple"), "tokenSource is not Apple")
         transcript.call("logout()")
         enabler.logout()
@@ -304,13 +337,16 @@ struct Demo: Sendable {
         enabler.setSelectedProvider("SandboxCable")
         let status = try await delegate.next("status") { if case .status(let status) = $0, status.id == "REGCODE" { status } else { nil } }
         var components = URLComponents(url: base.appendingPathComponent("api/v1/authenticate"), resolvingAgainstBaseURL: false)
-        components?.queryItems = [.init(name: "requestor_id", value: Self.requestor), .init(name: "mso_id", value: "SandboxCable"),
-                                  .init(name: "reg_code", value: status.message)]
+        components?.queryItems = [
+            .init(name: "requestor_id", value: Self.requestor), .init(name: "mso_id", value: "SandboxCable"),
+            .init(name: "reg_code", value: status.message),
+        ]
         guard let url = components?.url else { throw CLIError(message: "bad second-screen URL") }
         transcript.note("on a phone: \(url.path)?…reg_code=\(status.message), signing in as viewer")
         _ = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password")
-        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 1,
-                   "the TV did not see the second-screen login")
+        try expect(
+            try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 1,
+            "the TV did not see the second-screen login")
         transcript.call("getSelectedProvider()")
         enabler.getSelectedProvider()
         let selected = try await delegate.next("selectedProvider") { if case .selected(let mvpd) = $0 { mvpd as MVPD?? } else { nil } }
@@ -319,7 +355,8 @@ struct Demo: Sendable {
         // tvOS has no logout page: the logout ends at once.
         transcript.call("logout()")
         enabler.logout()
-        try expect(try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 0,
-                   "logout did not end")
+        try expect(
+            try await delegate.next("setAuthenticationStatus") { if case .authenticationStatus(let s, _) = $0 { s } else { nil } } == 0,
+            "logout did not end")
     }
 }

@@ -43,22 +43,25 @@ struct KeyCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let contents = try KeyFileContents.inspect(Input.read(file, what: "key"),
-                                                       password: Input.secret(fromEnvironment: passwordEnvironment))
+            let contents = try KeyFileContents.inspect(
+                Input.read(file, what: "key"),
+                password: Input.secret(fromEnvironment: passwordEnvironment))
             let dates = ISO8601DateFormatter()
             let entries = contents.items.map { item -> Entry in
                 switch item {
                 case .certificate(let certificate):
-                    return Entry(kind: "certificate", algorithm: certificate.publicKeyAlgorithm, bits: certificate.publicKeySizeInBits,
-                                 sha256Fingerprint: certificate.sha256FingerprintText, subject: certificate.subject,
-                                 issuer: certificate.issuer, serialNumber: certificate.serialNumber,
-                                 notValidBefore: dates.string(from: certificate.notValidBefore),
-                                 notValidAfter: dates.string(from: certificate.notValidAfter), validNow: certificate.isValid())
+                    return Entry(
+                        kind: "certificate", algorithm: certificate.publicKeyAlgorithm, bits: certificate.publicKeySizeInBits,
+                        sha256Fingerprint: certificate.sha256FingerprintText, subject: certificate.subject,
+                        issuer: certificate.issuer, serialNumber: certificate.serialNumber,
+                        notValidBefore: dates.string(from: certificate.notValidBefore),
+                        notValidAfter: dates.string(from: certificate.notValidAfter), validNow: certificate.isValid())
                 case .publicKey(let key):
                     return Entry(kind: "public key", algorithm: "RSA", bits: key.keySizeInBits, sha256Fingerprint: key.sha256Fingerprint)
                 case .privateKey(let key):
-                    return Entry(kind: "private key", algorithm: "RSA", bits: key.keySizeInBits,
-                                 sha256Fingerprint: key.publicKey.sha256Fingerprint)
+                    return Entry(
+                        kind: "private key", algorithm: "RSA", bits: key.keySizeInBits,
+                        sha256Fingerprint: key.publicKey.sha256Fingerprint)
                 }
             }
             if json {

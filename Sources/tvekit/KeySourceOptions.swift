@@ -22,7 +22,8 @@ struct KeySourceOptions: ParsableArguments {
     }
 
     func load() throws -> RSAPrivateKey {
-        try Input.privateKey(file: privateKey, passphraseEnvironment: passphraseEnvironment, p12: p12,
-                             passwordEnvironment: passwordEnvironment)
+        try Input.privateKey(
+            file: privateKey, passphraseEnvironment: passphraseEnvironment, p12: p12,
+            passwordEnvironment: passwordEnvironment)
     }
 }

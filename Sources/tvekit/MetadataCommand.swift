@@ -21,11 +21,11 @@ struct MetadataCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decrypt a user-metadata document: exit 0 and the document, 1 when it does not decrypt or parse, 2 for usage errors.",
             discussion: """
-            The document (REST v1 {updated, encrypted, data} or REST v2 attributes) is read from FILE or standard
-            input ('-'). Output: {"updated": n, "data": {key: value, ...}} with --json, one "key: value" line per key
-            otherwise. A decryption or format failure prints {"error": CODE, "reason": ...} (with --json, on standard
-            output) and exits 1. Never decrypt documents from untrusted sources: see the README on Bleichenbacher.
-            """
+                The document (REST v1 {updated, encrypted, data} or REST v2 attributes) is read from FILE or standard
+                input ('-'). Output: {"updated": n, "data": {key: value, ...}} with --json, one "key: value" line per key
+                otherwise. A decryption or format failure prints {"error": CODE, "reason": ...} (with --json, on standard
+                output) and exits 1. Never decrypt documents from untrusted sources: see the README on Bleichenbacher.
+                """
         )
 
         @OptionGroup var key: KeySourceOptions
@@ -73,11 +73,11 @@ struct MetadataCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Encrypt a plain user-metadata document to a certificate or public key; prints the REST v1 document.",
             discussion: """
-            Input: {"updated": n, "encrypted": [keys], "data": {...}} with clear values; the keys listed in "encrypted"
-            are encrypted (all keys when it is absent). Values are encrypted as Base64 RSA PKCS#1 v1.5 blocks, or as
-            compact JWE with --jwe ALG,ENC (ALG: RSA-OAEP, RSA-OAEP-256, RSA1_5; ENC: A128CBC-HS256, A256CBC-HS512,
-            A128GCM, A256GCM).
-            """
+                Input: {"updated": n, "encrypted": [keys], "data": {...}} with clear values; the keys listed in "encrypted"
+                are encrypted (all keys when it is absent). Values are encrypted as Base64 RSA PKCS#1 v1.5 blocks, or as
+                compact JWE with --jwe ALG,ENC (ALG: RSA-OAEP, RSA-OAEP-256, RSA1_5; ENC: A128CBC-HS256, A256CBC-HS512,
+                A128GCM, A256GCM).
+                """
         )
 
         @Option(name: .customLong("cert"), help: "The certificate to encrypt to (PEM or DER).")
@@ -97,7 +97,9 @@ struct MetadataCommand: AsyncParsableCommand {
             if let jwe {
                 let parts = jwe.split(separator: ",").map(String.init)
                 guard parts.count == 2, JWE.KeyAlgorithm(rawValue: parts[0]) != nil, JWE.ContentAlgorithm(rawValue: parts[1]) != nil else {
-                    throw ValidationError("--jwe takes ALG,ENC: ALG one of \(JWE.KeyAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")); ENC one of \(JWE.ContentAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw ValidationError(
+                        "--jwe takes ALG,ENC: ALG one of \(JWE.KeyAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")); ENC one of \(JWE.ContentAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
                 }
             }
         }
@@ -107,7 +109,8 @@ struct MetadataCommand: AsyncParsableCommand {
             let key = try RSAPublicKey(encodedKeyOrCertificate: Input.read(keyFile, what: "certificate or public key"))
             var encoding = MetadataEncryptor.Encoding.rsaBlocks(lineLength: nil)
             if let parts = jwe?.split(separator: ",").map(String.init), parts.count == 2,
-               let alg = JWE.KeyAlgorithm(rawValue: parts[0]), let enc = JWE.ContentAlgorithm(rawValue: parts[1]) {
+                let alg = JWE.KeyAlgorithm(rawValue: parts[0]), let enc = JWE.ContentAlgorithm(rawValue: parts[1])
+            {
                 encoding = .jwe(alg, enc)
             }
             let text = try Input.fileOrStandardInput(file, limit: UserMetadataDocument.maximumDocumentBytes + 1, what: "document")

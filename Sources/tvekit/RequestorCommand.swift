@@ -83,8 +83,10 @@ struct ClientlessCommand: AsyncParsableCommand {
             let secret = SecureBytes(utf8: try Input.secret(fromEnvironment: secretEnvironment) ?? "")
             let signer = try ClientlessRequestSigner(requestorID: requestor, publicKey: publicKey, secret: secret)
             if nonce != nil || time != nil {
-                print(try signer.authorizationHeader(method: method, requestURI: uri, nonce: nonce ?? UUID().uuidString.lowercased(),
-                                                     requestTime: time ?? SystemMediaTokenClock().nowMilliseconds))
+                print(
+                    try signer.authorizationHeader(
+                        method: method, requestURI: uri, nonce: nonce ?? UUID().uuidString.lowercased(),
+                        requestTime: time ?? SystemMediaTokenClock().nowMilliseconds))
             } else {
                 print(try signer.authorizationHeader(method: method, requestURI: uri))
             }

@@ -28,10 +28,10 @@ struct SAMLCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Verify a SAML Response: exit 0 and its NameID and attributes, 1 when rejected, 2 for usage errors.",
             discussion: """
-            The input (FILE or '-' for standard input) is the raw XML or the Base64 SAMLResponse value (line breaks
-            allowed). The IdP certificates are the only keys accepted; KeyInfo in the response is ignored. On rejection
-            the first failed rule is the error code (for example structure.assertionCount or assertion.audience).
-            """
+                The input (FILE or '-' for standard input) is the raw XML or the Base64 SAMLResponse value (line breaks
+                allowed). The IdP certificates are the only keys accepted; KeyInfo in the response is ignored. On rejection
+                the first failed rule is the error code (for example structure.assertionCount or assertion.audience).
+                """
         )
 
         @Option(name: .customLong("idp-cert"), help: "An IdP signing certificate (PEM or DER). Repeat while keys rotate.")
@@ -61,7 +61,8 @@ struct SAMLCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "Print JSON.")
         var json = false
 
-        @Option(name: .customLong("repeat"), help: "Verify the same input this many times and report the time per verification (benchmarks).")
+        @Option(
+            name: .customLong("repeat"), help: "Verify the same input this many times and report the time per verification (benchmarks).")
         var repetitions: Int = 1
 
         @Argument(help: "The response file, or '-' for standard input.")
@@ -69,19 +70,26 @@ struct SAMLCommand: AsyncParsableCommand {
 
         func validate() throws {
             if idpCertificates.isEmpty { throw ValidationError("give at least one --idp-cert") }
-            if requestID == nil, !allowIdPInitiated { throw ValidationError("give --request-id, or --allow-idp-initiated for unsolicited responses") }
+            if requestID == nil, !allowIdPInitiated {
+                throw ValidationError("give --request-id, or --allow-idp-initiated for unsolicited responses")
+            }
             if !(0...600).contains(skew) { throw ValidationError("--skew must be between 0 and 600") }
             if !(1...10_000_000).contains(repetitions) { throw ValidationError("--repeat must be between 1 and 10000000") }
-            if let now, ISO8601DateFormatter().date(from: now) == nil { throw ValidationError("--now must be ISO 8601, for example 2026-01-01T00:05:00Z") }
+            if let now, ISO8601DateFormatter().date(from: now) == nil {
+                throw ValidationError("--now must be ISO 8601, for example 2026-01-01T00:05:00Z")
+            }
         }
 
         func run() async throws {
             var certificates: [X509Certificate] = []
-            for path in idpCertificates { certificates += try X509Certificate.certificates(encoded: Input.read(path, what: "IdP certificate")) }
+            for path in idpCertificates {
+                certificates += try X509Certificate.certificates(encoded: Input.read(path, what: "IdP certificate"))
+            }
             let instant = now.flatMap { ISO8601DateFormatter().date(from: $0) }
-            let verifier = try SAMLResponseVerifier(configuration: try SAMLVerifierConfiguration(
-                idpCertificates: certificates, idpEntityID: idpEntityID, spEntityID: spEntityID, acsURL: acsURL, requestID: requestID,
-                allowsIdPInitiated: allowIdPInitiated, clockSkew: .seconds(skew), clock: { instant ?? Date() }))
+            let verifier = try SAMLResponseVerifier(
+                configuration: try SAMLVerifierConfiguration(
+                    idpCertificates: certificates, idpEntityID: idpEntityID, spEntityID: spEntityID, acsURL: acsURL, requestID: requestID,
+                    allowsIdPInitiated: allowIdPInitiated, clockSkew: .seconds(skew), clock: { instant ?? Date() }))
             let input = try Input.fileOrStandardInput(file, limit: SAMLResponseVerifier.maximumInputBytes * 2, what: "SAML response")
             do {
                 let clock = ContinuousClock()
@@ -95,8 +103,9 @@ struct SAMLCommand: AsyncParsableCommand {
                 }
                 var attributes: [String: [String]] = [:]
                 for attribute in assertion.attributes { attributes[attribute.name, default: []] += attribute.values }
-                let output = Accepted(nameID: assertion.nameID, attributes: attributes, issuer: assertion.issuer,
-                                      sessionIndex: assertion.sessionIndex, notOnOrAfter: assertion.notOnOrAfterText)
+                let output = Accepted(
+                    nameID: assertion.nameID, attributes: attributes, issuer: assertion.issuer,
+                    sessionIndex: assertion.sessionIndex, notOnOrAfter: assertion.notOnOrAfterText)
                 if json {
                     print(try Output.json(output))
                 } else {
@@ -107,8 +116,11 @@ struct SAMLCommand: AsyncParsableCommand {
                 guard error.code == .rejected else { throw error }
                 let first = error.failures.first
                 if json {
-                    print(try Output.json(Rejected(error: first?.rule.code ?? error.code.description, reason: first?.reason ?? "",
-                                                   failures: error.failures.map { ["rule": $0.rule.code, "reason": $0.reason] })))
+                    print(
+                        try Output.json(
+                            Rejected(
+                                error: first?.rule.code ?? error.code.description, reason: first?.reason ?? "",
+                                failures: error.failures.map { ["rule": $0.rule.code, "reason": $0.reason] })))
                 } else {
                     print("rejected: " + error.failures.map { $0.description }.joined(separator: "; "))
                 }

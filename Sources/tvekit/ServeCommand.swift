@@ -10,16 +10,16 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the local service provider (sandbox by default) or only the media-token verification service.",
         discussion: """
-        Without --verifier-only: the local service provider (Adobe Pass REST API v1 with client registration) and its
-        MVPD identity providers on loopback, with the configuration of --config (JSON) or the built-in sandbox, plus
-        the verification service for its own media tokens. Keys are fresh each run; the app side's material goes to
-        --keys-out (a new private directory by default): software-statement.jwt (register with
-        POST /o/client/register), media-token-public.pem (verify media tokens), metadata-private.pem (decrypt user
-        metadata) and requestor-private.pem (sign requestor IDs). Sandbox logins: viewer / sandbox-password
-        (SandboxCable), sso-viewer / sandbox-password (SandboxSSO).
-        With --verifier-only: the verification web service for the given requestors and certificates, one-time use on.
-        Both log one line per request (no bodies) and stop cleanly on SIGINT or SIGTERM.
-        """
+            Without --verifier-only: the local service provider (Adobe Pass REST API v1 with client registration) and its
+            MVPD identity providers on loopback, with the configuration of --config (JSON) or the built-in sandbox, plus
+            the verification service for its own media tokens. Keys are fresh each run; the app side's material goes to
+            --keys-out (a new private directory by default): software-statement.jwt (register with
+            POST /o/client/register), media-token-public.pem (verify media tokens), metadata-private.pem (decrypt user
+            metadata) and requestor-private.pem (sign requestor IDs). Sandbox logins: viewer / sandbox-password
+            (SandboxCable), sso-viewer / sandbox-password (SandboxSSO).
+            With --verifier-only: the verification web service for the given requestors and certificates, one-time use on.
+            Both log one line per request (no bodies) and stop cleanly on SIGINT or SIGTERM.
+            """
     )
 
     @Flag(name: .customLong("verifier-only"), help: "Serve only the media-token verification service.")
@@ -40,7 +40,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Tolerated clock skew in seconds (0 to 86400).")
     var skew: Int64 = 0
 
-    @Option(name: .customLong("keys-out"), help: "Where to write the app side's keys and software statement (a new private directory by default).")
+    @Option(
+        name: .customLong("keys-out"),
+        help: "Where to write the app side's keys and software statement (a new private directory by default).")
     var keysOut: String?
 
     @Option(name: .long, help: "Event-loop threads of the verification service (--verifier-only); one per core by default.")
@@ -69,50 +71,60 @@ struct ServeCommand: AsyncParsableCommand {
         let router: Router<ServerRequestContext>
         if verifierOnly {
             let keys = try Input.trustedKeys(certificates, allowing1024BitKeys: allow1024BitKeys)
-            let service = try VerificationService(trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew),
-                                                  allowing1024BitKeys: allow1024BitKeys)
+            let service = try VerificationService(
+                trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew),
+                allowing1024BitKeys: allow1024BitKeys)
             let host = self.host
-            try await VerificationHTTPServer(service: service, log: log).run(host: host, port: port, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, onBound: { bound in
-                Output.progress("verification service listening on http://\(host):\(bound)")
-            }, until: { await TerminationSignal.wait() })
+            try await VerificationHTTPServer(service: service, log: log).run(
+                host: host, port: port, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
+                onBound: { bound in
+                    Output.progress("verification service listening on http://\(host):\(bound)")
+                }, until: { await TerminationSignal.wait() })
             log.flush()
             return
         } else {
             let configuration: ServiceProviderConfiguration
             if let config {
                 do {
-                    configuration = try JSONDecoder().decode(ServiceProviderConfiguration.self, from: Data(Input.read(config, what: "configuration")))
+                    configuration = try JSONDecoder().decode(
+                        ServiceProviderConfiguration.self, from: Data(Input.read(config, what: "configuration")))
                 } catch let error as CLIError {
                     throw error
                 } catch {
                     throw CLIError(message: "the configuration '\(config)' is not valid JSON of the documented shape")
                 }
                 if !configuration.problems.isEmpty {
-                    throw CLIError(message: "the configuration '\(config)' is not usable: \(configuration.problems.joined(separator: "; "))")
+                    throw CLIError(
+                        message: "the configuration '\(config)' is not usable: \(configuration.problems.joined(separator: "; "))")
                 }
             } else {
                 configuration = .sandbox
             }
             if !["127.0.0.1", "::1", "localhost"].contains(host) {
-                Output.progress("warning: the sandbox's passwords and clientless secrets are public; serving it beyond loopback (\(host)) exposes it")
+                Output.progress(
+                    "warning: the sandbox's passwords and clientless secrets are public; serving it beyond loopback (\(host)) exposes it")
             }
             Output.progress("generating the sandbox keys...")
             let keys = try SandboxKeys()
-            let statement = try SoftwareStatement.issue(subject: UUID().uuidString.lowercased(),
-                                                        issuedAt: Int64(Date().timeIntervalSince1970), signingKey: keys.softwareStatementKey)
+            let statement = try SoftwareStatement.issue(
+                subject: UUID().uuidString.lowercased(),
+                issuedAt: Int64(Date().timeIntervalSince1970), signingKey: keys.softwareStatementKey)
             let directory = try writeAppSide(keys, statement: statement.compact)
             Output.progress("app-side keys and software statement in \(directory)")
             router = Router(context: ServerRequestContext.self)
             router.middlewares.add(RequestLogMiddleware(log: log))
             try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys).addRoutes(to: router)
-            try VerificationService(trustedKeys: [keys.mediaTokenKey.publicKey], requestorIDs: configuration.requestors.map(\.id),
-                                    clockSkew: .seconds(skew)).addRoutes(to: router)
+            try VerificationService(
+                trustedKeys: [keys.mediaTokenKey.publicKey], requestorIDs: configuration.requestors.map(\.id),
+                clockSkew: .seconds(skew)
+            ).addRoutes(to: router)
         }
-        let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)),
-                              onServerRunning: { channel in
-                                  let bound = channel.localAddress?.port ?? port
-                                  Output.progress("\(verifierOnly ? "verification service" : "local service provider") listening on http://\(host):\(bound)")
-                              })
+        let app = Application(
+            router: router, configuration: .init(address: .hostname(host, port: port)),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                Output.progress("\(verifierOnly ? "verification service" : "local service provider") listening on http://\(host):\(bound)")
+            })
         try await app.runService()
         log.flush()
     }
@@ -120,12 +132,14 @@ struct ServeCommand: AsyncParsableCommand {
     /// Writes the app side's material into a private directory (0700, files 0600) and returns its path.
     private func writeAppSide(_ keys: SandboxKeys, statement: String) throws -> String {
         let manager = FileManager.default
-        let directory = keysOut ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("tvekit-sandbox-" + UUID().uuidString.lowercased())
+        let directory =
+            keysOut ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("tvekit-sandbox-" + UUID().uuidString.lowercased())
         // An existing directory must be a real directory of ours that nobody else can read.
         var status = stat()
         if lstat(directory, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(), status.st_mode & 0o077 == 0 else {
-                throw CLIError(message: "--keys-out \(directory) exists and is not a private directory of this user (mode 0700, not a symlink)")
+                throw CLIError(
+                    message: "--keys-out \(directory) exists and is not a private directory of this user (mode 0700, not a symlink)")
             }
         }
         do {

@@ -12,7 +12,8 @@ struct SignatureCommand: AsyncParsableCommand {
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Verify a signature: prints 'valid' (exit 0) or 'invalid' (exit 1).",
-            discussion: "The key file may be a PEM or DER public key (SubjectPublicKeyInfo or PKCS#1) or an X.509 certificate. Whitespace inside the Base64 signature is ignored."
+            discussion:
+                "The key file may be a PEM or DER public key (SubjectPublicKeyInfo or PKCS#1) or an X.509 certificate. Whitespace inside the Base64 signature is ignored."
         )
 
         @Option(name: .long, help: "The public key or certificate file (PEM or DER).")
@@ -49,7 +50,8 @@ struct SignatureCommand: AsyncParsableCommand {
     struct Sign: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Sign a file and print the Base64 signature.",
-            discussion: "Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with --password-env. Secrets are read from environment variables, never from the command line."
+            discussion:
+                "Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with --password-env. Secrets are read from environment variables, never from the command line."
         )
 
         @OptionGroup var key: KeySourceOptions

@@ -14,8 +14,11 @@ struct TVEKitCommand: AsyncParsableCommand {
         commandName: "tvekit",
         abstract: "TV Everywhere entitlement tools: media tokens, user metadata, requestor and clientless signatures, keys and speed.",
         discussion: "Exit status: 0 on success or a valid signature, 1 for an invalid signature, 2 for malformed input or a usage error.",
-        subcommands: [SignatureCommand.self, TokenCommand.self, MetadataCommand.self, RequestorCommand.self, ClientlessCommand.self, SAMLCommand.self, ServeCommand.self,
-                      DemoCommand.self, KeyCommand.self, SpeedCommand.self]
+        subcommands: [
+            SignatureCommand.self, TokenCommand.self, MetadataCommand.self, RequestorCommand.self, ClientlessCommand.self, SAMLCommand.self,
+            ServeCommand.self,
+            DemoCommand.self, KeyCommand.self, SpeedCommand.self,
+        ]
     )
 
     /// Parses and runs, mapping every failure to the documented exit codes.
@@ -100,22 +103,27 @@ enum Input {
         for path in paths {
             let loaded: [RSAPublicKey]
             do {
-                loaded = try RSAPublicKey.keys(encodedKeysOrCertificates: read(path, what: "certificate or public key"),
-                                               allowing1024BitKeys: allowing1024BitKeys)
+                loaded = try RSAPublicKey.keys(
+                    encodedKeysOrCertificates: read(path, what: "certificate or public key"),
+                    allowing1024BitKeys: allowing1024BitKeys)
             } catch let error as TVECryptoError where error.code == .keyTooSmall {
-                let bits = (try? RSAPublicKey.keys(encodedKeysOrCertificates: read(path, what: "certificate or public key"),
-                                                   allowing1024BitKeys: true))?.map(\.keySizeInBits).min()
+                let bits =
+                    (try? RSAPublicKey.keys(
+                        encodedKeysOrCertificates: read(path, what: "certificate or public key"),
+                        allowing1024BitKeys: true))?.map(\.keySizeInBits).min()
                 guard let bits, !allowing1024BitKeys else {
                     throw CLIError(message: "refusing the key in '\(path)': \(error.reason)")
                 }
-                throw CLIError(message: "refusing the \(bits)-bit RSA key in '\(path)': keys under 2048 bits are weak. "
-                    + "Add --allow-1024-bit-keys to trust it anyway (to verify legacy tokens such as Adobe's of 2015-2017)")
+                throw CLIError(
+                    message: "refusing the \(bits)-bit RSA key in '\(path)': keys under 2048 bits are weak. "
+                        + "Add --allow-1024-bit-keys to trust it anyway (to verify legacy tokens such as Adobe's of 2015-2017)")
             } catch let error as TVECryptoError {
                 throw CLIError(message: "cannot load a certificate or public key from '\(path)': \(error.reason)")
             }
             for key in loaded where key.keySizeInBits < 2048 {
-                Output.progress("warning: trusting a \(key.keySizeInBits)-bit RSA key from '\(path)' (sha256 \(key.sha256Fingerprint.prefix(16))): "
-                    + "keys under 2048 bits are weak; accept one only to verify legacy tokens")
+                Output.progress(
+                    "warning: trusting a \(key.keySizeInBits)-bit RSA key from '\(path)' (sha256 \(key.sha256Fingerprint.prefix(16))): "
+                        + "keys under 2048 bits are weak; accept one only to verify legacy tokens")
             }
             keys += loaded
         }
@@ -148,7 +156,9 @@ enum Input {
     }
 
     /// Loads a private key from `--private-key FILE [--passphrase-env VAR]` or `--p12 FILE --password-env VAR`.
-    static func privateKey(file: String?, passphraseEnvironment: String?, p12: String?, passwordEnvironment: String?) throws -> RSAPrivateKey {
+    static func privateKey(file: String?, passphraseEnvironment: String?, p12: String?, passwordEnvironment: String?) throws
+        -> RSAPrivateKey
+    {
         if let p12 {
             guard let passwordEnvironment else { throw CLIError(message: "--p12 needs --password-env VAR") }
             let password = try secret(fromEnvironment: passwordEnvironment) ?? ""

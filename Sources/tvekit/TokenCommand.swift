@@ -20,13 +20,14 @@ struct TokenCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Verify a media token: prints the result code; exit 0 when VALID_TOKEN, 1 otherwise, 2 for usage errors.",
             discussion: """
-            The token is the serialized (Base64) form or raw token text, as an argument or on standard input with '-'.
-            With --batch FILE (or --batch - for standard input), every non-empty line is a token and one JSON result
-            is printed per line; the exit status is 0 only when every token is valid.
-            """
+                The token is the serialized (Base64) form or raw token text, as an argument or on standard input with '-'.
+                With --batch FILE (or --batch - for standard input), every non-empty line is a token and one JSON result
+                is printed per line; the exit status is 0 only when every token is valid.
+                """
         )
 
-        @Option(name: .customLong("cert"), help: "A trusted certificate or public key file (PEM or DER, one or a bundle). Repeat for several.")
+        @Option(
+            name: .customLong("cert"), help: "A trusted certificate or public key file (PEM or DER, one or a bundle). Repeat for several.")
         var certificates: [String] = []
 
         @Flag(name: .customLong("allow-1024-bit-keys"), help: "Trust --cert keys of 1024 bits (weak; Adobe's key of 2015-2017 is one).")
@@ -65,11 +66,13 @@ struct TokenCommand: AsyncParsableCommand {
         func run() async throws {
             let trusted = try Input.trustedKeys(certificates, allowing1024BitKeys: allow1024BitKeys)
             let clock: any MediaTokenClock = now.map { FixedMediaTokenClock(milliseconds: $0) } ?? SystemMediaTokenClock()
-            let verifier = try MediaTokenVerifier(trustedKeys: trusted, requestorID: requestor, clockSkew: .seconds(skew),
-                                                  clock: clock, replayGuard: oneTime ? InMemoryTokenReplayGuard() : nil,
-                                                  allowing1024BitKeys: allow1024BitKeys)
+            let verifier = try MediaTokenVerifier(
+                trustedKeys: trusted, requestorID: requestor, clockSkew: .seconds(skew),
+                clock: clock, replayGuard: oneTime ? InMemoryTokenReplayGuard() : nil,
+                allowing1024BitKeys: allow1024BitKeys)
             if let batch {
-                let text = batch == "-"
+                let text =
+                    batch == "-"
                     ? try Input.standardInput(limit: Input.maximumFileBytes, what: "batch")
                     : String(decoding: try Input.read(batch, what: "batch"), as: UTF8.self)
                 var allValid = true
@@ -125,16 +128,18 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let parsed = try ShortMediaToken(parsing: Input.tokenArgument(token))
-            var form = Form(root: parsed.form.root.rawValue, signatureInfoEnd: parsed.form.signatureInfoEnd.rawValue,
-                            issueTimeEncoding: "epochMilliseconds")
+            var form = Form(
+                root: parsed.form.root.rawValue, signatureInfoEnd: parsed.form.signatureInfoEnd.rawValue,
+                issueTimeEncoding: "epochMilliseconds")
             if case .dateTime(let offset) = parsed.form.issueTimeEncoding {
                 form.issueTimeEncoding = "dateTime"
                 form.utcOffsetMinutes = offset
             }
-            let report = Report(sessionGUID: parsed.sessionGUID, requestorID: parsed.requestorID, resourceID: parsed.resourceID,
-                                mvpdId: parsed.mvpdId, proxyMvpdId: parsed.proxyMvpdId ?? "", ttl: parsed.ttl, issueTime: parsed.issueTime,
-                                issueTimeText: parsed.issueTimeText, form: form,
-                                signatureBytes: parsed.signature.count, signedBytes: parsed.signedRange.count)
+            let report = Report(
+                sessionGUID: parsed.sessionGUID, requestorID: parsed.requestorID, resourceID: parsed.resourceID,
+                mvpdId: parsed.mvpdId, proxyMvpdId: parsed.proxyMvpdId ?? "", ttl: parsed.ttl, issueTime: parsed.issueTime,
+                issueTimeText: parsed.issueTimeText, form: form,
+                signatureBytes: parsed.signature.count, signedBytes: parsed.signedRange.count)
             if json {
                 print(try Output.json(report))
                 return
@@ -186,7 +191,9 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(name: .customLong("utc-offset"), help: "The UTC offset of the dated issueTime, as ±hhmm (+0000 by default).")
         var utcOffset = "+0000"
 
-        @Flag(name: .customLong("documented-form"), help: "Write the form of Adobe's docs (</signatureInfo>, shortAuthorizationToken, epoch ms) instead of the real one.")
+        @Flag(
+            name: .customLong("documented-form"),
+            help: "Write the form of Adobe's docs (</signatureInfo>, shortAuthorizationToken, epoch ms) instead of the real one.")
         var documentedForm = false
 
         @Flag(name: .long, help: "Print the raw token text instead of the serialized (Base64) form.")
@@ -196,8 +203,8 @@ struct TokenCommand: AsyncParsableCommand {
         var offsetMinutes: Int? {
             let utf8 = Array(utcOffset.utf8)
             guard utf8.count == 5, utf8[0] == UInt8(ascii: "+") || utf8[0] == UInt8(ascii: "-"),
-                  utf8[1...].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                  let hours = Int(utcOffset.dropFirst().prefix(2)), let minutes = Int(utcOffset.suffix(2)), hours < 24, minutes < 60
+                utf8[1...].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                let hours = Int(utcOffset.dropFirst().prefix(2)), let minutes = Int(utcOffset.suffix(2)), hours < 24, minutes < 60
             else { return nil }
             return (utf8[0] == UInt8(ascii: "-") ? -1 : 1) * (hours * 60 + minutes)
         }

@@ -10,7 +10,8 @@ struct CLibXML2Tests {
     func parses() throws {
         #expect(clibxml2_LIBXML_VERSION >= 20900)
         let xml = "<a><b>text</b></a>"
-        let document = try #require(xml.withCString { xmlReadMemory($0, Int32(strlen($0)), "test.xml", nil, Int32(XML_PARSE_NONET.rawValue)) })
+        let document = try #require(
+            xml.withCString { xmlReadMemory($0, Int32(strlen($0)), "test.xml", nil, Int32(XML_PARSE_NONET.rawValue)) })
         defer { xmlFreeDoc(document) }
         let root = try #require(xmlDocGetRootElement(document))
         let content = try #require(xmlNodeGetContent(root))

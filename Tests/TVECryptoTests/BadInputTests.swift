@@ -25,13 +25,15 @@ struct BadInputTests {
         #expect(cryptoError { _ = try PKCS12Bundle(derRepresentation: huge, password: "x") }?.code == .inputTooLarge)
     }
 
-    @Test("garbage PEM and DER are malformed", arguments: [
-        "-----BEGIN PUBLIC KEY-----\nnot base64 !!\n-----END PUBLIC KEY-----\n",
-        "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----\n",
-        "-----BEGIN PUBLIC KEY-----\nAAAA\n",
-        "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
-        "just some text",
-    ])
+    @Test(
+        "garbage PEM and DER are malformed",
+        arguments: [
+            "-----BEGIN PUBLIC KEY-----\nnot base64 !!\n-----END PUBLIC KEY-----\n",
+            "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----\n",
+            "-----BEGIN PUBLIC KEY-----\nAAAA\n",
+            "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+            "just some text",
+        ])
     func garbagePEM(text: String) {
         let error = cryptoError { _ = try RSAPublicKey(pemRepresentation: text) }
         #expect(error?.code == .malformedKey, "\(String(describing: error))")

@@ -9,8 +9,10 @@ struct Base64DecoderTests {
     /// The exact decoder alone, as TVECrypto had it before the fast path (its strictness and its messages): the
     /// oracle. `url` selects Base64url (no padding, no whitespace).
     static func referenceDecode(_ text: [UInt8], url: Bool, ignoringWhitespace: Bool) -> Result<[UInt8], TVECryptoError> {
-        let alphabet = Array((url ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-                                  : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/").utf8)
+        let alphabet = Array(
+            (url
+                ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+                : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/").utf8)
         var table = [UInt8](repeating: 0xFF, count: 256)
         for (value, symbol) in alphabet.enumerated() { table[Int(symbol)] = UInt8(value) }
         table[Int(UInt8(ascii: "="))] = 0xFE
@@ -35,8 +37,10 @@ struct Base64DecoderTests {
                 accumulator = accumulator << 6 | UInt32(value)
                 symbols += 1
                 if symbols % 4 == 0 {
-                    out += [UInt8(truncatingIfNeeded: accumulator >> 16), UInt8(truncatingIfNeeded: accumulator >> 8),
-                            UInt8(truncatingIfNeeded: accumulator)]
+                    out += [
+                        UInt8(truncatingIfNeeded: accumulator >> 16), UInt8(truncatingIfNeeded: accumulator >> 8),
+                        UInt8(truncatingIfNeeded: accumulator),
+                    ]
                     accumulator = 0
                 }
             }
@@ -182,9 +186,12 @@ struct Base64DecoderTests {
             #expect(try Base64.decode(bytes: text, options: .ignoringWhitespace) == bytes)
             Self.check(text)
         }
-        for text in [" ", "\n\n", "Zm9v ", " Zm9v", "Zm9v\nYmFy", "Zg= =", "Zg =\n=", "Zm9v\n=", "Zm9vYg==\nZm9v", "Zm8=\nZm8=", "Zm9v Y", "Zm9v YmFy Zg==",
-                     // Padding, then whitespace at a group boundary: the fast path must not resume after '='.
-                     "= Zm9v", "Zm9v= Zm9v", "Zm9v=\nZm9vYmFy", "Zg== Zm9v", "Zm9v = Zm9v"] {
+        for text in [
+            " ", "\n\n", "Zm9v ", " Zm9v", "Zm9v\nYmFy", "Zg= =", "Zg =\n=", "Zm9v\n=", "Zm9vYg==\nZm9v", "Zm8=\nZm8=", "Zm9v Y",
+            "Zm9v YmFy Zg==",
+            // Padding, then whitespace at a group boundary: the fast path must not resume after '='.
+            "= Zm9v", "Zm9v= Zm9v", "Zm9v=\nZm9vYmFy", "Zg== Zm9v", "Zm9v = Zm9v",
+        ] {
             Self.check(Array(text.utf8))
         }
     }
@@ -206,7 +213,9 @@ struct Base64DecoderTests {
 
     @Test("the group tables give 24 bits for alphabet symbols and 0xFFFFFFFF for everything else")
     func groupTables() {
-        for (table, groupTable) in [(Base64Codec.standardTable, Base64Codec.standardGroupTable), (Base64Codec.urlTable, Base64Codec.urlGroupTable)] {
+        for (table, groupTable) in [
+            (Base64Codec.standardTable, Base64Codec.standardGroupTable), (Base64Codec.urlTable, Base64Codec.urlGroupTable),
+        ] {
             #expect(groupTable.count == 1024)
             for slot in 0..<4 {
                 for byte in 0..<256 {

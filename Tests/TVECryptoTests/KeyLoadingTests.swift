@@ -4,9 +4,11 @@ import Testing
 
 @Suite("Loading RSA keys")
 struct KeyLoadingTests {
-    @Test("every public key encoding gives the same key", arguments: [
-        "rsa2048.spki.pem", "rsa2048.spki.der", "rsa2048.pkcs1-public.pem", "rsa2048.pkcs1-public.der", "ca.cert.pem",
-    ])
+    @Test(
+        "every public key encoding gives the same key",
+        arguments: [
+            "rsa2048.spki.pem", "rsa2048.spki.der", "rsa2048.pkcs1-public.pem", "rsa2048.pkcs1-public.der", "ca.cert.pem",
+        ])
     func publicKeyEncodings(file: String) throws {
         let reference = try RSAPublicKey(pemRepresentation: Fixture.text("rsa2048.spki.pem"))
         let key = try RSAPublicKey(encodedKeyOrCertificate: Fixture.bytes(file))
@@ -16,11 +18,13 @@ struct KeyLoadingTests {
         #expect(try RSAPublicKey(derRepresentation: key.derRepresentation) == key)
     }
 
-    @Test("every private key encoding gives the same key", arguments: [
-        ("rsa2048.pkcs8.pem", nil), ("rsa2048.pkcs8.der", nil), ("rsa2048.pkcs1.pem", nil), ("rsa2048.pkcs1.der", nil),
-        ("rsa2048.encrypted.pem", Fixture.keyPassphrase), ("rsa2048.encrypted.der", Fixture.keyPassphrase),
-        ("rsa2048.legacy-encrypted.pem", Fixture.keyPassphrase),
-    ] as [(String, String?)])
+    @Test(
+        "every private key encoding gives the same key",
+        arguments: [
+            ("rsa2048.pkcs8.pem", nil), ("rsa2048.pkcs8.der", nil), ("rsa2048.pkcs1.pem", nil), ("rsa2048.pkcs1.der", nil),
+            ("rsa2048.encrypted.pem", Fixture.keyPassphrase), ("rsa2048.encrypted.der", Fixture.keyPassphrase),
+            ("rsa2048.legacy-encrypted.pem", Fixture.keyPassphrase),
+        ] as [(String, String?)])
     func privateKeyEncodings(file: String, passphrase: String?) throws {
         let reference = try RSAPublicKey(pemRepresentation: Fixture.text("rsa2048.spki.pem"))
         let key = try RSAPrivateKey(encoded: Fixture.bytes(file), passphrase: passphrase)
@@ -33,15 +37,17 @@ struct KeyLoadingTests {
         #expect(try RSAPrivateKey(pemRepresentation: pem).publicKey == reference)
     }
 
-    @Test("an encrypted key without a passphrase is passphraseRequired, never a prompt",
-          arguments: ["rsa2048.encrypted.pem", "rsa2048.encrypted.der", "rsa2048.legacy-encrypted.pem"])
+    @Test(
+        "an encrypted key without a passphrase is passphraseRequired, never a prompt",
+        arguments: ["rsa2048.encrypted.pem", "rsa2048.encrypted.der", "rsa2048.legacy-encrypted.pem"])
     func encryptedKeyNeedsPassphrase(file: String) throws {
         let error = cryptoError { _ = try RSAPrivateKey(encoded: Fixture.bytes(file)) }
         #expect(error?.code == .passphraseRequired)
     }
 
-    @Test("a wrong passphrase is wrongPassword and the message does not contain it",
-          arguments: ["rsa2048.encrypted.pem", "rsa2048.encrypted.der", "rsa2048.legacy-encrypted.pem"])
+    @Test(
+        "a wrong passphrase is wrongPassword and the message does not contain it",
+        arguments: ["rsa2048.encrypted.pem", "rsa2048.encrypted.der", "rsa2048.legacy-encrypted.pem"])
     func wrongPassphrase(file: String) throws {
         let secret = "not-the-passphrase-7d1e"
         let error = cryptoError { _ = try RSAPrivateKey(encoded: Fixture.bytes(file), passphrase: secret) }
@@ -61,9 +67,11 @@ struct KeyLoadingTests {
         #expect(publicKey.isValidSignature(try privateKey.signature(for: [1, 2, 3]), for: [1, 2, 3]))
     }
 
-    @Test("EC and RSA-PSS keys are unsupportedKeyType", arguments: [
-        "ec-p256.pkcs8.pem", "ec-p256.spki.pem", "ec.cert.pem", "rsa-pss.pkcs8.pem",
-    ])
+    @Test(
+        "EC and RSA-PSS keys are unsupportedKeyType",
+        arguments: [
+            "ec-p256.pkcs8.pem", "ec-p256.spki.pem", "ec.cert.pem", "rsa-pss.pkcs8.pem",
+        ])
     func wrongKeyTypes(file: String) throws {
         let bytes = try Fixture.bytes(file)
         let error = cryptoError {
@@ -98,7 +106,8 @@ struct KeyLoadingTests {
         #expect(error?.code == .inputTooLarge)
     }
 
-    @Test("a public key is never accepted as a private key", arguments: ["rsa2048.spki.der", "rsa2048.pkcs1-public.der", "rsa2048.spki.pem"])
+    @Test(
+        "a public key is never accepted as a private key", arguments: ["rsa2048.spki.der", "rsa2048.pkcs1-public.der", "rsa2048.spki.pem"])
     func publicKeyAsPrivateKey(file: String) throws {
         let error = cryptoError { _ = try RSAPrivateKey(encoded: Fixture.bytes(file)) }
         #expect(error?.code == .malformedKey, "\(String(describing: error))")

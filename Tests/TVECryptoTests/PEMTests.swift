@@ -7,7 +7,8 @@ struct PEMTests {
     @Test("CRLF line endings and text around the block are accepted")
     func crlfAndSurroundingText() throws {
         let pem = try Fixture.text("rsa2048.spki.pem")
-        let crlf = "Bag Attributes\r\n    friendlyName: requestor\r\n" + pem.replacingOccurrences(of: "\n", with: "\r\n") + "trailing note\r\n"
+        let crlf =
+            "Bag Attributes\r\n    friendlyName: requestor\r\n" + pem.replacingOccurrences(of: "\n", with: "\r\n") + "trailing note\r\n"
         let reference = try RSAPublicKey(pemRepresentation: pem)
         #expect(try RSAPublicKey(pemRepresentation: crlf) == reference)
         let key = try Fixture.text("rsa2048.pkcs8.pem").replacingOccurrences(of: "\n", with: "\r\n")
@@ -31,11 +32,13 @@ struct PEMTests {
         #expect(key.keySizeInBits == 2048)
     }
 
-    @Test("structural errors are reported", arguments: [
-        ("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE", "END line"),
-        ("-----BEGIN -----\nAAAA\n-----END -----\n", "label"),
-        ("-----BEGIN CERTIFICATE\nAAAA\n", "not closed"),
-    ])
+    @Test(
+        "structural errors are reported",
+        arguments: [
+            ("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE", "END line"),
+            ("-----BEGIN -----\nAAAA\n-----END -----\n", "label"),
+            ("-----BEGIN CERTIFICATE\nAAAA\n", "not closed"),
+        ])
     func structuralErrors(text: String, fragment: String) {
         let error = cryptoError { _ = try X509Certificate.certificates(pemRepresentation: text) }
         #expect(error?.code == .malformedCertificate)

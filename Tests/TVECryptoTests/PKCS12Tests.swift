@@ -38,7 +38,9 @@ struct PKCS12Tests {
 
     @Test("a truncated file is malformedPKCS12")
     func truncated() throws {
-        let error = cryptoError { _ = try PKCS12Bundle(derRepresentation: Fixture.bytes("truncated.p12"), password: Fixture.pkcs12Password) }
+        let error = cryptoError {
+            _ = try PKCS12Bundle(derRepresentation: Fixture.bytes("truncated.p12"), password: Fixture.pkcs12Password)
+        }
         #expect(error?.code == .malformedPKCS12)
     }
 
@@ -61,8 +63,9 @@ struct PKCS12Tests {
         #expect(contents.items.count == 3)
     }
 
-    @Test("hostileIterationCountIsRefused: a file asking for 3,000,000 iterations is refused before any key derivation",
-          arguments: ["huge-mac-iterations.p12", "huge-key-iterations.p12", "huge-cert-iterations.p12"])
+    @Test(
+        "hostileIterationCountIsRefused: a file asking for 3,000,000 iterations is refused before any key derivation",
+        arguments: ["huge-mac-iterations.p12", "huge-key-iterations.p12", "huge-cert-iterations.p12"])
     func hostileIterationCountIsRefused(file: String) throws {
         let error = cryptoError { _ = try PKCS12Bundle(derRepresentation: Fixture.bytes(file), password: Fixture.pkcs12Password) }
         #expect(error?.code == .inputTooLarge, "\(String(describing: error))")
@@ -70,9 +73,11 @@ struct PKCS12Tests {
         #expect(PKCS12Bundle.maximumPBEIterations == 2_000_000)
     }
 
-    @Test("macStrippedFileIsRefused: files without a MAC are refused, whatever the password", arguments: [
-        ("nomac.p12", Fixture.pkcs12Password), ("nomac.p12", "wrong"), ("nomac-nokey.p12", Fixture.pkcs12Password),
-    ])
+    @Test(
+        "macStrippedFileIsRefused: files without a MAC are refused, whatever the password",
+        arguments: [
+            ("nomac.p12", Fixture.pkcs12Password), ("nomac.p12", "wrong"), ("nomac-nokey.p12", Fixture.pkcs12Password),
+        ])
     func macStrippedFileIsRefused(file: String, password: String) throws {
         let error = cryptoError { _ = try PKCS12Bundle(derRepresentation: Fixture.bytes(file), password: password) }
         #expect(error?.code == .malformedPKCS12)

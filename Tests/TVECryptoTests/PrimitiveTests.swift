@@ -19,10 +19,12 @@ struct Base64Tests {
         }
     }
 
-    @Test("strict decoding refuses non-canonical text", arguments: [
-        "Zg", "Zg=", "Zg===", "Zh==", "Zm9=", "Z===", "Zm9v\n", " Zm9v", "Zm 9v", "Zm9v=", "Zg==Zg==", "Zm9-", "Zm9_", "Zm9v\u{0}",
-        "é===",
-    ])
+    @Test(
+        "strict decoding refuses non-canonical text",
+        arguments: [
+            "Zg", "Zg=", "Zg===", "Zh==", "Zm9=", "Z===", "Zm9v\n", " Zm9v", "Zm 9v", "Zm9v=", "Zg==Zg==", "Zm9-", "Zm9_", "Zm9v\u{0}",
+            "é===",
+        ])
     func strictRejects(text: String) {
         #expect(cryptoError { _ = try Base64.decode(text) }?.code == .invalidBase64, "\(text.debugDescription)")
     }
@@ -99,10 +101,14 @@ struct PrimitiveTests {
     func gcm() throws {
         let key = [UInt8](hex: "feffe9928665731c6d6a8f9467308308")
         let nonce = [UInt8](hex: "cafebabefacedbaddecaf888")
-        let plaintext = [UInt8](hex: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39")
+        let plaintext = [UInt8](
+            hex: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39")
         let aad = [UInt8](hex: "feedfacedeadbeeffeedfacedeadbeefabaddad2")
         let box = try AES.GCM.seal(plaintext, key: key, nonce: nonce, authenticating: aad)
-        #expect(box.ciphertext.hex == "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091")
+        #expect(
+            box.ciphertext.hex
+                == "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091"
+        )
         #expect(box.tag.hex == "5bc94fbc3221a5db94fae95ae7121a47")
         #expect([UInt8](try AES.GCM.open(box, key: key, nonce: nonce, authenticating: aad)) == plaintext)
         var tampered = box

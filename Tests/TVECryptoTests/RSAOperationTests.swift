@@ -87,10 +87,12 @@ struct RSAOperationTests {
         #expect(cryptoError { _ = try RSASignaturePadding.pkcs1v15(.sha1) }?.code == .unsupportedAlgorithm)
     }
 
-    @Test("encrypt then decrypt", arguments: [
-        RSAEncryptionPadding.oaepSHA256, .oaepSHA1, ._weakAndInsecurePKCS1v15,
-        .oaep(hash: .sha256, mgf1Hash: .sha1, label: Array("label".utf8)),
-    ])
+    @Test(
+        "encrypt then decrypt",
+        arguments: [
+            RSAEncryptionPadding.oaepSHA256, .oaepSHA1, ._weakAndInsecurePKCS1v15,
+            .oaep(hash: .sha256, mgf1Hash: .sha1, label: Array("label".utf8)),
+        ])
     func encryptDecrypt(padding: RSAEncryptionPadding) throws {
         let plaintext = Array("12345".utf8)
         let ciphertext = try Self.key.publicKey.encrypt(plaintext, padding: padding)
@@ -100,12 +102,15 @@ struct RSAOperationTests {
 
     @Test("a plaintext too long for the key is invalidParameter")
     func plaintextTooLong() {
-        let error = cryptoError { _ = try Self.key.publicKey.encrypt([UInt8](repeating: 1, count: 246), padding: ._weakAndInsecurePKCS1v15) }
+        let error = cryptoError {
+            _ = try Self.key.publicKey.encrypt([UInt8](repeating: 1, count: 246), padding: ._weakAndInsecurePKCS1v15)
+        }
         #expect(error?.code == .invalidParameter)
     }
 
-    @Test("wrongKeyDecryptionIsAnError: PKCS#1 v1.5 and OAEP with the wrong key never yield a plaintext",
-          arguments: [RSAEncryptionPadding._weakAndInsecurePKCS1v15, .oaepSHA256, .oaepSHA1])
+    @Test(
+        "wrongKeyDecryptionIsAnError: PKCS#1 v1.5 and OAEP with the wrong key never yield a plaintext",
+        arguments: [RSAEncryptionPadding._weakAndInsecurePKCS1v15, .oaepSHA256, .oaepSHA1])
     func wrongKeyDecryptionIsAnError(padding: RSAEncryptionPadding) throws {
         for _ in 0..<20 {
             let ciphertext = try Self.key.publicKey.encrypt(try SecureRandom.bytes(count: 16), padding: padding)
@@ -150,7 +155,9 @@ struct RSAOperationTests {
                     for _ in 0..<20 where !key.publicKey.isValidSignature(signature, for: Self.message) { return false }
                     if index % 8 == 0 {
                         guard let produced = try? key.signature(for: Self.message), produced == signature else { return false }
-                        guard let plaintext = try? key.decrypt(ciphertext, padding: .oaepSHA256), [UInt8](plaintext) == [42] else { return false }
+                        guard let plaintext = try? key.decrypt(ciphertext, padding: .oaepSHA256), [UInt8](plaintext) == [42] else {
+                            return false
+                        }
                     }
                     // A bad signature on the same key must not disturb the others.
                     return !key.publicKey.isValidSignature(signature, for: [0])
@@ -193,8 +200,9 @@ struct RSAExponentPolicyTests {
         _ = try RSAPublicKey(derRepresentation: Self.spki(exponent: [0x03]))
     }
 
-    @Test("rejectsDegenerateExponent: e = 1 (every encoding verifies), even e and e over 64 bits are refused",
-          arguments: [[0x01], [0x02], [0x01, 0x00, 0x00], [0x01] + [UInt8](repeating: 0, count: 8) + [0x01]] as [[UInt8]])
+    @Test(
+        "rejectsDegenerateExponent: e = 1 (every encoding verifies), even e and e over 64 bits are refused",
+        arguments: [[0x01], [0x02], [0x01, 0x00, 0x00], [0x01] + [UInt8](repeating: 0, count: 8) + [0x01]] as [[UInt8]])
     func rejectsDegenerateExponent(exponent: [UInt8]) {
         #expect(throws: TVECryptoError.self) { try RSAPublicKey(derRepresentation: Self.spki(exponent: exponent)) }
     }

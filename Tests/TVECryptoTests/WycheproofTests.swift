@@ -160,7 +160,8 @@ struct WycheproofTests {
             for test in group.tests {
                 let message = [UInt8](hex: test.msg)
                 let signature = try key.signature(for: message, padding: padding)
-                let matches = signature == [UInt8](hex: test.sig) && key.publicKey.isValidSignature(signature, for: message, padding: padding)
+                let matches =
+                    signature == [UInt8](hex: test.sig) && key.publicKey.isValidSignature(signature, for: message, padding: padding)
                 #expect(test.result != "invalid", "tcId \(test.tcId): generation files hold no invalid case")
                 #expect(matches, "tcId \(test.tcId) (\(test.comment), \(test.flags)): signature differs from the vector")
                 tally.record(matches, acceptableCase: test.result == "acceptable")
@@ -239,8 +240,9 @@ struct WycheproofTests {
         for group in vectors.testGroups {
             let key = try RSAPrivateKey(derRepresentation: [UInt8](hex: group.privateKeyPkcs8))
             for test in group.tests where test.result == "invalid" {
-                let error = try #require(cryptoError { _ = try key.decrypt([UInt8](hex: test.ct), padding: ._weakAndInsecurePKCS1v15) },
-                                         "tcId \(test.tcId) decrypted")
+                let error = try #require(
+                    cryptoError { _ = try key.decrypt([UInt8](hex: test.ct), padding: ._weakAndInsecurePKCS1v15) },
+                    "tcId \(test.tcId) decrypted")
                 descriptions.insert(error.description)
                 reasons.insert(error.reason)
                 #expect(error.openSSLErrors.isEmpty, "tcId \(test.tcId): OpenSSL detail leaks through the error")

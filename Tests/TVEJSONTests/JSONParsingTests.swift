@@ -8,9 +8,12 @@ struct JSONParsingTests {
 
     @Test("values of every kind, with exact integers")
     func values() throws {
-        #expect(try Self.parse(#"{"a":[1,-2,3.5,true,false,null,"x"],"b":{}}"#) == .object([
-            "a": .array([.integer(1), .integer(-2), .number(3.5), .bool(true), .bool(false), .null, .string("x")]), "b": .object([:]),
-        ]))
+        #expect(
+            try Self.parse(#"{"a":[1,-2,3.5,true,false,null,"x"],"b":{}}"#)
+                == .object([
+                    "a": .array([.integer(1), .integer(-2), .number(3.5), .bool(true), .bool(false), .null, .string("x")]),
+                    "b": .object([:]),
+                ]))
         #expect(try Self.parse("9223372036854775807") == .integer(.max))
         #expect(try Self.parse("-9223372036854775808") == .integer(.min))
         #expect(try Self.parse("9223372036854775808").integerValue == nil, "beyond Int64 is a Double")
@@ -19,28 +22,30 @@ struct JSONParsingTests {
         #expect(try Self.parse(#""\u00e9\ud83d\ude00\n\"\\\/""#) == .string("é😀\n\"\\/"))
     }
 
-    @Test("refused: each rule names the byte offset", arguments: [
-        (#"{"a":1,"a":2}"#, "duplicate object key"),
-        (#"{"a":1,}"#, "trailing comma in an object"),
-        ("[1,]", "trailing comma in an array"),
-        ("01", "leading zero"),
-        ("1 2", "data after the value"),
-        ("[1", "unterminated array"),
-        (#""abc"#, "unterminated string"),
-        ("\"a\u{01}b\"", "control character in a string"),
-        (#""\ud800""#, "lone high surrogate"),
-        (#""\udc00""#, "lone low surrogate"),
-        (#""\ud800\u0041""#, "high surrogate without its low surrogate"),
-        (#""\x""#, "invalid escape"),
-        (#""\u12G4""#, "non-hex digit"),
-        ("tru", "truncated literal"),
-        ("nul1", "invalid literal"),
-        ("+1", "plus sign"),
-        (".5", "no integer part"),
-        ("1.", "no fraction digits"),
-        ("NaN", "not a JSON value"),
-        ("", "empty text"),
-    ])
+    @Test(
+        "refused: each rule names the byte offset",
+        arguments: [
+            (#"{"a":1,"a":2}"#, "duplicate object key"),
+            (#"{"a":1,}"#, "trailing comma in an object"),
+            ("[1,]", "trailing comma in an array"),
+            ("01", "leading zero"),
+            ("1 2", "data after the value"),
+            ("[1", "unterminated array"),
+            (#""abc"#, "unterminated string"),
+            ("\"a\u{01}b\"", "control character in a string"),
+            (#""\ud800""#, "lone high surrogate"),
+            (#""\udc00""#, "lone low surrogate"),
+            (#""\ud800\u0041""#, "high surrogate without its low surrogate"),
+            (#""\x""#, "invalid escape"),
+            (#""\u12G4""#, "non-hex digit"),
+            ("tru", "truncated literal"),
+            ("nul1", "invalid literal"),
+            ("+1", "plus sign"),
+            (".5", "no integer part"),
+            ("1.", "no fraction digits"),
+            ("NaN", "not a JSON value"),
+            ("", "empty text"),
+        ])
     func refused(text: String, rule: String) {
         do {
             _ = try Self.parse(text)
@@ -51,9 +56,11 @@ struct JSONParsingTests {
         }
     }
 
-    @Test("invalidUTF8IsRefused: overlong forms, surrogates and stray continuation bytes", arguments: [
-        [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],
-    ] as [[UInt8]])
+    @Test(
+        "invalidUTF8IsRefused: overlong forms, surrogates and stray continuation bytes",
+        arguments: [
+            [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],
+        ] as [[UInt8]])
     func invalidUTF8IsRefused(bytes: [UInt8]) {
         #expect(throws: JSONParsingError.self) { try JSONValue(parsing: bytes) }
     }
@@ -76,7 +83,9 @@ struct JSONParsingTests {
 struct JSONWritingTests {
     @Test("compact text with sorted keys survives a round trip")
     func roundTrip() throws {
-        let value: JSONValue = .object(["b": .array([.integer(1), .number(2.5), .null]), "a": .string("é \"q\" \\ \n \u{01}"), "c": .bool(true)])
+        let value: JSONValue = .object([
+            "b": .array([.integer(1), .number(2.5), .null]), "a": .string("é \"q\" \\ \n \u{01}"), "c": .bool(true),
+        ])
         let text = value.jsonText
         #expect(text.hasPrefix(#"{"a":"#))
         #expect(text.contains(#"\u0001"#) && text.contains(#"\n"#) && text.contains(#"\""#))

@@ -18,7 +18,8 @@ struct MetadataTests {
     ]
     static let metadata = UserMetadata(updated: 1_334_243_471, values: values)
 
-    static let encodings: [MetadataEncryptor.Encoding] = [.rsaBlocks(lineLength: nil), .rsaBlocks(lineLength: 76)]
+    static let encodings: [MetadataEncryptor.Encoding] =
+        [.rsaBlocks(lineLength: nil), .rsaBlocks(lineLength: 76)]
         + JWE.KeyAlgorithm.allCases.flatMap { alg in JWE.ContentAlgorithm.allCases.map { MetadataEncryptor.Encoding.jwe(alg, $0) } }
 
     @Test("encrypt then decrypt round-trips every encoding", arguments: encodings)
@@ -48,8 +49,11 @@ struct MetadataTests {
     @Test("rejectsWrongKeyGarbage: a value under another key is decryptionFailed, never a plaintext")
     func rejectsWrongKeyGarbage() throws {
         for encoding in Self.encodings {
-            let text = try MetadataEncryptor(publicKey: MetadataFixtures.otherKey.publicKey, encoding: encoding).encryptValue(.string("12345"))
-            let error = metadataError { _ = try MetadataDecryptor(privateKey: MetadataFixtures.key, options: .init(allowsRSA1_5: true)).decryptValue(text) }
+            let text = try MetadataEncryptor(publicKey: MetadataFixtures.otherKey.publicKey, encoding: encoding).encryptValue(
+                .string("12345"))
+            let error = metadataError {
+                _ = try MetadataDecryptor(privateKey: MetadataFixtures.key, options: .init(allowsRSA1_5: true)).decryptValue(text)
+            }
             #expect(error?.code == .decryptionFailed, "\(encoding)")
             #expect(error?.reason == MetadataError.decryptionFailed().reason)
         }
@@ -57,9 +61,11 @@ struct MetadataTests {
 
     @Test("rejectsRSA1_5Downgrade: JWE RSA1_5 is refused unless allowed")
     func rejectsRSA1_5Downgrade() throws {
-        let text = try MetadataEncryptor(publicKey: MetadataFixtures.key.publicKey, encoding: .jwe(.rsa1_5, .a128GCM)).encryptValue(.string("x"))
+        let text = try MetadataEncryptor(publicKey: MetadataFixtures.key.publicKey, encoding: .jwe(.rsa1_5, .a128GCM)).encryptValue(
+            .string("x"))
         #expect(metadataError { _ = try Self.decryptor.decryptValue(text) }?.code == .unsupportedAlgorithm)
-        #expect(try MetadataDecryptor(privateKey: MetadataFixtures.key, options: .init(allowsRSA1_5: true)).decryptValue(text) == .string("x"))
+        #expect(
+            try MetadataDecryptor(privateKey: MetadataFixtures.key, options: .init(allowsRSA1_5: true)).decryptValue(text) == .string("x"))
     }
 
     @Test("a plaintext that is not JSON is a string (choice); an error names the key, not the plaintext")
@@ -77,7 +83,8 @@ struct MetadataTests {
 
     @Test("the PKCS#12 key decrypts, modern and legacy encryption", arguments: ["modern.p12", "legacy.p12"])
     func pkcs12(file: String) throws {
-        let bundle = try PKCS12Bundle(derRepresentation: MetadataFixtures.bytes("TestVectors/fixtures/\(file)"), password: MetadataFixtures.pkcs12Password)
+        let bundle = try PKCS12Bundle(
+            derRepresentation: MetadataFixtures.bytes("TestVectors/fixtures/\(file)"), password: MetadataFixtures.pkcs12Password)
         let text = try MetadataEncryptor(certificate: bundle.certificate).encryptValue(.string("hh-1"))
         #expect(try MetadataDecryptor(pkcs12: bundle).decryptValue(text) == .string("hh-1"))
         #expect(try Self.decryptor.decryptValue(text) == .string("hh-1"))
@@ -93,13 +100,15 @@ struct MetadataTests {
         #expect(metadata.updated == nil)
     }
 
-    @Test("malformed documents are malformedDocument", arguments: [
-        "not json", "[1]", #"{"data": {}}"#, #"{"updated": "1", "data": {}}"#, #"{"updated": 1, "data": []}"#,
-        #"{"updated": 1, "encrypted": "zip", "data": {"zip": "x"}}"#, #"{"updated": 1, "encrypted": [1], "data": {}}"#,
-        #"{"updated": 1, "encrypted": ["zip"], "data": {}}"#, #"{"updated": 1, "encrypted": ["zip"], "data": {"zip": ["1"]}}"#,
-        #"{"attributes": {"zip": {"value": "x", "state": "secret"}}}"#, #"{"attributes": {"zip": {"value": 1, "state": "enc"}}}"#,
-        #"{"attributes": []}"#, "{}",
-    ])
+    @Test(
+        "malformed documents are malformedDocument",
+        arguments: [
+            "not json", "[1]", #"{"data": {}}"#, #"{"updated": "1", "data": {}}"#, #"{"updated": 1, "data": []}"#,
+            #"{"updated": 1, "encrypted": "zip", "data": {"zip": "x"}}"#, #"{"updated": 1, "encrypted": [1], "data": {}}"#,
+            #"{"updated": 1, "encrypted": ["zip"], "data": {}}"#, #"{"updated": 1, "encrypted": ["zip"], "data": {"zip": ["1"]}}"#,
+            #"{"attributes": {"zip": {"value": "x", "state": "secret"}}}"#, #"{"attributes": {"zip": {"value": 1, "state": "enc"}}}"#,
+            #"{"attributes": []}"#, "{}",
+        ])
     func malformedDocuments(json: String) {
         #expect(metadataError { _ = try Self.decryptor.decrypt(jsonText: Array(json.utf8)) }?.code == .malformedDocument)
     }
@@ -115,7 +124,8 @@ struct MetadataTests {
 
     @Test("rejectsDeepNesting: a deeply nested document is an error, not a crash")
     func rejectsDeepNesting() {
-        let deep = #"{"updated": 1, "data": {"a": "# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}}"
+        let deep =
+            #"{"updated": 1, "data": {"a": "# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}}"
         #expect(metadataError { _ = try Self.decryptor.decrypt(jsonText: Array(deep.utf8)) }?.code == .malformedDocument)
     }
 }

@@ -73,16 +73,20 @@ struct MetadataVectorTests {
         let file = try #require(MetadataVectorFile.shared, "TestVectors/user-metadata/user_metadata_test.json did not load")
         #expect(file.schema == "tvekit-user-metadata-v1")
         #expect(file.tests.count == file.numberOfTests)
-        #expect(Set(file.tests.compactMap(\.error)) == ["malformedDocument", "malformedCiphertext", "unsupportedAlgorithm",
-                                                        "decryptionFailed", "inputTooLarge"])
+        #expect(
+            Set(file.tests.compactMap(\.error)) == [
+                "malformedDocument", "malformedCiphertext", "unsupportedAlgorithm",
+                "decryptionFailed", "inputTooLarge",
+            ])
         for area in ["rsa-blocks", "jwe", "plaintext", "document", "limits"] {
             #expect(file.tests.contains { $0.class.hasPrefix(area + "/") }, "no \(area) case")
         }
         // The PKCS#12 fixtures hold the vectors' primary key.
         let key = try #require(MetadataVectorFile.privateKeys["primary"])
         for name in ["modern.p12", "legacy.p12"] {
-            let bundle = try PKCS12Bundle(derRepresentation: MetadataFixtures.bytes("TestVectors/fixtures/\(name)"),
-                                          password: MetadataFixtures.pkcs12Password)
+            let bundle = try PKCS12Bundle(
+                derRepresentation: MetadataFixtures.bytes("TestVectors/fixtures/\(name)"),
+                password: MetadataFixtures.pkcs12Password)
             #expect(bundle.privateKey.publicKey == key.publicKey, "\(name)")
         }
         print("user-metadata vectors: \(file.tests.count) cases")

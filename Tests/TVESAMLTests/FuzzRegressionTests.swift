@@ -12,8 +12,9 @@ struct SAMLFuzzRegressionTests {
         return names.filter { !$0.hasPrefix(".") }.sorted().map { directory.appendingPathComponent($0).path }
     }
 
-    @Test("regression inputs and seed corpora run through each fuzz body without breaking an invariant",
-          arguments: ["FuzzSAMLParser", "FuzzC14N", "FuzzSAMLVerify"])
+    @Test(
+        "regression inputs and seed corpora run through each fuzz body without breaking an invariant",
+        arguments: ["FuzzSAMLParser", "FuzzC14N", "FuzzSAMLVerify"])
     func replay(fuzzer: String) throws {
         let paths = Self.files("Fuzz/Regressions/\(fuzzer)") + Self.files("Fuzz/Corpus/\(fuzzer)")
         #expect(paths.count >= 40)

@@ -7,13 +7,17 @@ import TVECrypto
 struct SAMLTests {
     typealias F = SAMLFixtures
 
-    @Test("a signed Response, a signed Assertion and both are accepted with the exact values",
-          arguments: [SAMLSigner.Targets.root, .assertion, [.root, .assertion]])
+    @Test(
+        "a signed Response, a signed Assertion and both are accepted with the exact values",
+        arguments: [SAMLSigner.Targets.root, .assertion, [.root, .assertion]])
     func accepts(targets: SAMLSigner.Targets) throws {
         let xml = try F.signed(F.response(), targets)
         let result = try F.verifier().verify(Array(xml.utf8))
         #expect(result.nameID == "user-1@mvpd.example")
-        #expect(result.attributes == [SSOAttribute(name: "MaxTVRating", values: ["TV-14"]), SSOAttribute(name: "zip", values: ["12345", "34567"])])
+        #expect(
+            result.attributes == [
+                SSOAttribute(name: "MaxTVRating", values: ["TV-14"]), SSOAttribute(name: "zip", values: ["12345", "34567"]),
+            ])
         #expect(result.issuer == F.idp)
         #expect(result.sessionIndex == "_s1")
         #expect(result.notOnOrAfterText == "2026-01-01T00:10:00Z")
@@ -95,7 +99,8 @@ struct SAMLTests {
 
     @Test("rejectsBillionLaughs and XXE: any DOCTYPE is refused before parsing")
     func rejectsDoctype() {
-        let laughs = "<?xml version=\"1.0\"?><!DOCTYPE r [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]>" + F.response()
+        let laughs =
+            "<?xml version=\"1.0\"?><!DOCTYPE r [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]>" + F.response()
         #expect(F.rule(laughs) == "input.doctype")
         let xxe = "<!DOCTYPE r [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>" + F.response(extra: "<samlp:Extensions>&x;</samlp:Extensions>")
         #expect(F.rule(xxe) == "input.doctype")
@@ -105,17 +110,21 @@ struct SAMLTests {
     func rejectsVoidCanonicalization() throws {
         let signed = try F.signed(F.response())
         // A relative namespace URI makes libxml2's C14N fail on the signed element.
-        let xml = signed.replacingOccurrences(of: "<saml:AttributeStatement>", with: "<saml:AttributeStatement><r:x xmlns:r=\"relative/uri\"/>")
+        let xml = signed.replacingOccurrences(
+            of: "<saml:AttributeStatement>", with: "<saml:AttributeStatement><r:x xmlns:r=\"relative/uri\"/>")
         #expect(F.rule(xml) == "signature.canonicalization")
     }
 
     @Test("semantic failures are all reported: expired, wrong audience, destination, issuer, status")
     func semantics() throws {
-        #expect(F.rule(try F.signed(F.response(assertion: F.assertion(notOnOrAfter: "2026-01-01T00:01:59Z")))) == "assertion.subjectConfirmation")
+        #expect(
+            F.rule(try F.signed(F.response(assertion: F.assertion(notOnOrAfter: "2026-01-01T00:01:59Z"))))
+                == "assertion.subjectConfirmation")
         #expect(F.rule(try F.signed(F.response(assertion: F.assertion(notBefore: "2026-01-01T00:08:01Z")))) == "assertion.notBefore")
         #expect(F.rule(try F.signed(F.response(assertion: F.assertion(notBefore: "2026-01-01T00:07:59Z")))) == nil)
-        #expect(F.rule(try F.signed(F.response(assertion: F.assertion(audience: "https://other.example"))))
-            == "assertion.audience")
+        #expect(
+            F.rule(try F.signed(F.response(assertion: F.assertion(audience: "https://other.example"))))
+                == "assertion.audience")
         #expect(F.rule(try F.signed(F.response(destination: "https://evil.example/acs"))) == "response.destination")
         #expect(F.rule(try F.signed(F.response(issuer: "https://evil.example"))) == "response.issuer")
         #expect(F.rule(try F.signed(F.response(status: "urn:oasis:names:tc:SAML:2.0:status:Requester"))) == "response.status")
@@ -134,8 +143,10 @@ struct SAMLTests {
     func rejectsUnsolicitedByDefault() throws {
         let certificate = try #require(F.certificate)
         #expect(throws: SAMLError.self) {
-            try SAMLResponseVerifier(configuration: SAMLVerifierConfiguration(idpCertificates: [certificate], idpEntityID: F.idp,
-                                                                              spEntityID: F.sp, acsURL: F.acs))
+            try SAMLResponseVerifier(
+                configuration: SAMLVerifierConfiguration(
+                    idpCertificates: [certificate], idpEntityID: F.idp,
+                    spEntityID: F.sp, acsURL: F.acs))
         }
         let verifier = try F.verifier(requestID: nil)
         #expect(F.rule(try F.signed(F.response()), verifier: verifier) == nil)
@@ -149,9 +160,11 @@ struct SAMLTests {
         #expect(F.rule(xml) == "signature.profile")
     }
 
-    @Test("garbage input is rejected with a rule, never a crash", arguments: [
-        "", "   ", "not xml", "<", "<a>", "@@@@", "PHNhbWxwOlJlc3BvbnNl", "\u{FEFF}<x/>",
-    ])
+    @Test(
+        "garbage input is rejected with a rule, never a crash",
+        arguments: [
+            "", "   ", "not xml", "<", "<a>", "@@@@", "PHNhbWxwOlJlc3BvbnNl", "\u{FEFF}<x/>",
+        ])
     func garbage(input: String) {
         #expect(F.rule(input) != nil)
     }
@@ -173,9 +186,10 @@ struct SAMLBuilderTests {
     @Test("a built and signed response verifies; escaping and dates are exact")
     func builtResponseVerifies() throws {
         let issued = Date(timeIntervalSince1970: 1_767_225_600)
-        let builder = SAMLResponseBuilder(issuer: SAMLFixtures.idp, destination: SAMLFixtures.acs, audience: SAMLFixtures.sp,
-                                          inResponseTo: "_req-0001", nameID: "a<b>&\"c\"", issueInstant: issued,
-                                          attributes: [SSOAttribute(name: "zip", values: ["1&2"])])
+        let builder = SAMLResponseBuilder(
+            issuer: SAMLFixtures.idp, destination: SAMLFixtures.acs, audience: SAMLFixtures.sp,
+            inResponseTo: "_req-0001", nameID: "a<b>&\"c\"", issueInstant: issued,
+            attributes: [SSOAttribute(name: "zip", values: ["1&2"])])
         #expect(builder.xml().contains("IssueInstant=\"2026-01-01T00:00:00Z\""))
         #expect(SAMLResponseBuilder.dateTime(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00Z")
         let signed = try SAMLFixtures.signed(builder.xml(), .assertion)

@@ -99,13 +99,18 @@ struct SAMLVectorTests {
     @Test("every vector gives its expected outcome", arguments: SAMLVectorFile.cases)
     func vector(_ vector: SAMLVectorFile.Case) throws {
         let config = vector.config
-        let trusted = try (config?.trustedCertificates ?? ["idp"]).map { try #require(SAMLVectorFile.certificates[$0], "unknown key \($0)") }
+        let trusted = try (config?.trustedCertificates ?? ["idp"]).map {
+            try #require(SAMLVectorFile.certificates[$0], "unknown key \($0)")
+        }
         let now = try #require(ISO8601DateFormatter().date(from: config?.now ?? "2026-01-01T00:05:00Z"))
         let requestID: String? = config?.requestID ?? "_req-0001"
-        let verifier = try SAMLResponseVerifier(configuration: try SAMLVerifierConfiguration(
-            idpCertificates: trusted, idpEntityID: config?.idpEntityID ?? "https://idp.mvpd.example/saml",
-            spEntityID: config?.spEntityID ?? "https://sp.tvekit.example/saml", acsURL: config?.acsURL ?? "https://sp.tvekit.example/saml/acs",
-            requestID: requestID, allowsIdPInitiated: requestID == nil, clockSkew: .seconds(config?.skewSeconds ?? 180), clock: { now }))
+        let verifier = try SAMLResponseVerifier(
+            configuration: try SAMLVerifierConfiguration(
+                idpCertificates: trusted, idpEntityID: config?.idpEntityID ?? "https://idp.mvpd.example/saml",
+                spEntityID: config?.spEntityID ?? "https://sp.tvekit.example/saml",
+                acsURL: config?.acsURL ?? "https://sp.tvekit.example/saml/acs",
+                requestID: requestID, allowsIdPInitiated: requestID == nil, clockSkew: .seconds(config?.skewSeconds ?? 180), clock: { now })
+        )
         do {
             let assertion = try verifier.verify(vector.bytes)
             #expect(vector.result == "accept", "accepted, but the vector expects one of \(vector.rejectRules ?? [])")

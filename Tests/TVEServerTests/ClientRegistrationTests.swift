@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Hummingbird
 import NIOCore
@@ -13,7 +13,9 @@ import TVETokens
 struct ClientRegistrationTests {
     static let now: Int64 = 1_767_225_600_000
 
-    func send(_ url: URL, _ path: String, body: Data, contentType: String, headers: [String: String] = [:]) async throws -> (Int, [String: Any]) {
+    func send(_ url: URL, _ path: String, body: Data, contentType: String, headers: [String: String] = [:]) async throws -> (
+        Int, [String: Any]
+    ) {
         var request = URLRequest(url: url.appendingPathComponent(path))
         request.httpMethod = "POST"
         request.httpBody = body
@@ -36,7 +38,8 @@ struct ClientRegistrationTests {
 
         let statement = try SoftwareStatement.issue(subject: "app-1", issuedAt: 1_700_000_000, signingKey: key).compact
         let body = try JSONSerialization.data(withJSONObject: ["software_statement": statement, "redirect_uri": "adbe.app://done"])
-        let (status, client) = try await send(url, "o/client/register", body: body, contentType: "application/json", headers: ["X-Device-Info": "eyJ0IjoiaU9TIn0="])
+        let (status, client) = try await send(
+            url, "o/client/register", body: body, contentType: "application/json", headers: ["X-Device-Info": "eyJ0IjoiaU9TIn0="])
         #expect(status == 201)
         let clientID = try #require(client["client_id"] as? String)
         let secret = try #require(client["client_secret"] as? String)
@@ -44,7 +47,8 @@ struct ClientRegistrationTests {
         #expect(client["redirect_uris"] as? [String] == ["adbe.app://done"])
 
         let form = "client_id=\(clientID)&client_secret=\(secret)&grant_type=client_credentials"
-        let (tokenStatus, token) = try await send(url, "o/client/token", body: Data(form.utf8), contentType: "application/x-www-form-urlencoded")
+        let (tokenStatus, token) = try await send(
+            url, "o/client/token", body: Data(form.utf8), contentType: "application/x-www-form-urlencoded")
         #expect(tokenStatus == 201)
         let accessToken = try #require(token["access_token"] as? String)
         #expect(token["token_type"] as? String == "bearer" && token["expires_in"] as? Int == 21_600)
@@ -56,11 +60,27 @@ struct ClientRegistrationTests {
         let cases: [(String, Data, String, [String: String], Int, String)] = [
             ("o/client/register", body, "application/json", [:], 400, "invalid_request"),
             ("o/client/register", Data("{".utf8), "application/json", ["X-Device-Info": "x"], 400, "invalid_request"),
-            ("o/client/register", try JSONSerialization.data(withJSONObject: ["software_statement": "a.b.c"]), "application/json", ["X-Device-Info": "x"], 400, "invalid_software_statement"),
-            ("o/client/register", try JSONSerialization.data(withJSONObject: ["software_statement": other]), "application/json", ["X-Device-Info": "x"], 400, "unapproved_software_statement"),
-            ("o/client/register", try JSONSerialization.data(withJSONObject: ["software_statement": statement, "redirect_uri": "no scheme"]), "application/json", ["X-Device-Info": "x"], 400, "invalid_redirect_uri"),
-            ("o/client/token", Data("client_id=\(clientID)&client_secret=wrong&grant_type=client_credentials".utf8), "application/x-www-form-urlencoded", [:], 401, "invalid_client"),
-            ("o/client/token", Data("client_id=\(clientID)&client_secret=\(secret)&grant_type=password".utf8), "application/x-www-form-urlencoded", [:], 400, "unsupported_grant_type"),
+            (
+                "o/client/register", try JSONSerialization.data(withJSONObject: ["software_statement": "a.b.c"]), "application/json",
+                ["X-Device-Info": "x"], 400, "invalid_software_statement"
+            ),
+            (
+                "o/client/register", try JSONSerialization.data(withJSONObject: ["software_statement": other]), "application/json",
+                ["X-Device-Info": "x"], 400, "unapproved_software_statement"
+            ),
+            (
+                "o/client/register",
+                try JSONSerialization.data(withJSONObject: ["software_statement": statement, "redirect_uri": "no scheme"]),
+                "application/json", ["X-Device-Info": "x"], 400, "invalid_redirect_uri"
+            ),
+            (
+                "o/client/token", Data("client_id=\(clientID)&client_secret=wrong&grant_type=client_credentials".utf8),
+                "application/x-www-form-urlencoded", [:], 401, "invalid_client"
+            ),
+            (
+                "o/client/token", Data("client_id=\(clientID)&client_secret=\(secret)&grant_type=password".utf8),
+                "application/x-www-form-urlencoded", [:], 400, "unsupported_grant_type"
+            ),
             ("o/client/token", Data("client_id=\(clientID)".utf8), "application/x-www-form-urlencoded", [:], 400, "invalid_request"),
         ]
         for (path, data, type, headers, expectedStatus, expectedError) in cases {

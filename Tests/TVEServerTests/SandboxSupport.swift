@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Hummingbird
 import Testing
@@ -48,14 +48,17 @@ struct HTTPResult: Sendable {
 
     static func unescape(_ text: String) -> String {
         text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(
+                of: "&amp;", with: "&")
     }
 }
 
 /// Refuses every redirect, so that the test sees (and follows) each hop itself.
 final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 }
@@ -68,12 +71,16 @@ struct HTTPClient: Sendable {
     static func encode(_ fields: [(String, String)]) -> String {
         var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         allowed.insert(charactersIn: "-._~")
-        return fields.map { "\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
-            .joined(separator: "&")
+        return fields.map {
+            "\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }
+        .joined(separator: "&")
     }
 
-    func send(_ method: String, _ path: String, query: [(String, String)] = [], form: [(String, String)]? = nil,
-              headers: [String: String] = [:]) async throws -> HTTPResult {
+    func send(
+        _ method: String, _ path: String, query: [(String, String)] = [], form: [(String, String)]? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> HTTPResult {
         var text = path.hasPrefix("/") ? base.absoluteString + path : base.absoluteString + "/" + path
         if !query.isEmpty { text += (text.contains("?") ? "&" : "?") + Self.encode(query) }
         var request = URLRequest(url: try #require(URL(string: text)))
@@ -101,10 +108,13 @@ struct Sandbox: Sendable {
     let bearer: String
 
     /// `GET` an API path as the registered app, with `requestor` and `deviceId` added.
-    func api(_ path: String, device: String = "device-1", _ extra: [(String, String)] = [], method: String = "GET",
-             authorization: String? = nil) async throws -> HTTPResult {
-        try await http.send(method, path, query: [("requestor", Self.requestor), ("deviceId", device)] + extra,
-                            headers: ["Authorization": authorization ?? bearer])
+    func api(
+        _ path: String, device: String = "device-1", _ extra: [(String, String)] = [], method: String = "GET",
+        authorization: String? = nil
+    ) async throws -> HTTPResult {
+        try await http.send(
+            method, path, query: [("requestor", Self.requestor), ("deviceId", device)] + extra,
+            headers: ["Authorization": authorization ?? bearer])
     }
 
     /// Creates a registration code for `device`, as the app does before it opens the login page.
@@ -119,11 +129,15 @@ struct Sandbox: Sendable {
     /// (or `regCode`), follow the redirect to the MVPD's login page, submit the form, submit the auto-posting form to
     /// the assertion consumer, and stop at the first redirect that leaves HTTP. Returns that URL (or nil) and every
     /// page seen.
-    func browserLogin(mvpd: String = "SandboxCable", device: String = "device-1", regCode: String? = nil, username: String = "viewer",
-                      password: String = "sandbox-password", redirect: String? = "adobepass://ios.app") async throws -> (String?, [HTTPResult]) {
+    func browserLogin(
+        mvpd: String = "SandboxCable", device: String = "device-1", regCode: String? = nil, username: String = "viewer",
+        password: String = "sandbox-password", redirect: String? = "adobepass://ios.app"
+    ) async throws -> (String?, [HTTPResult]) {
         var code = regCode ?? ""
         if regCode == nil { code = try await registrationCode(device: device) }
-        var query = [("requestor_id", Self.requestor), ("mso_id", mvpd), ("domain_name", "tvekit.test"), ("noflash", "true"), ("reg_code", code)]
+        var query = [
+            ("requestor_id", Self.requestor), ("mso_id", mvpd), ("domain_name", "tvekit.test"), ("noflash", "true"), ("reg_code", code),
+        ]
         if let redirect { query.append(("redirect_url", redirect)) }
         var pages: [HTTPResult] = []
         var response = try await http.send("GET", "api/v1/authenticate", query: query)
@@ -151,8 +165,10 @@ struct Sandbox: Sendable {
 }
 
 /// Runs the local service provider on an ephemeral port and registers an app with it for `body`.
-func withSandbox(_ configuration: ServiceProviderConfiguration = .sandbox, clock: TestClock = TestClock(),
-                 _ body: @Sendable (Sandbox) async throws -> Void) async throws {
+func withSandbox(
+    _ configuration: ServiceProviderConfiguration = .sandbox, clock: TestClock = TestClock(),
+    _ body: @Sendable (Sandbox) async throws -> Void
+) async throws {
     let keys = try #require(SharedKeys.sandbox)
     let provider = try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys, clock: clock)
     let router = Router(context: ServerRequestContext.self)
@@ -166,15 +182,20 @@ func withSandbox(_ configuration: ServiceProviderConfiguration = .sandbox, clock
 /// Registers an app with the software statement of `keys` and returns its `Authorization: Bearer …` value.
 func registerApp(_ url: URL, keys: SandboxKeys, clock: TestClock) async throws -> String {
     let http = HTTPClient(base: url)
-    let statement = try SoftwareStatement.issue(subject: "app", issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
+    let statement = try SoftwareStatement.issue(
+        subject: "app", issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
     var request = URLRequest(url: url.appendingPathComponent("o/client/register"))
     request.httpMethod = "POST"
     request.httpBody = try JSONSerialization.data(withJSONObject: ["software_statement": statement.compact])
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     request.setValue("e30=", forHTTPHeaderField: "X-Device-Info")
     let client = (try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: request).0)) as? [String: Any] ?? [:]
-    let token = try await http.send("POST", "o/client/token", form: [("client_id", client["client_id"] as? String ?? ""),
-                                                                   ("client_secret", client["client_secret"] as? String ?? ""),
-                                                                   ("grant_type", "client_credentials")])
+    let token = try await http.send(
+        "POST", "o/client/token",
+        form: [
+            ("client_id", client["client_id"] as? String ?? ""),
+            ("client_secret", client["client_secret"] as? String ?? ""),
+            ("grant_type", "client_credentials"),
+        ])
     return "Bearer " + (try #require(token.json["access_token"] as? String))
 }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Hummingbird
 import Testing
@@ -60,16 +60,27 @@ struct AuthenticationFlowTests {
             #expect(pages.last?.status == 200 && pages.last?.text.contains("You are signed in") == true)
             #expect(try await sandbox.browserLogin(device: "device-2", redirect: "adbe.tvekit.test://done").0 == "adbe.tvekit.test://done")
             let code = try await sandbox.registrationCode(device: "device-3")
-            for bad in ["https://evil.example/", "adobepass://ios.app.evil", "javascript:alert(1)", "data:text/html,x", "adobepass://android.app"] {
-                let response = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-                    ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", code), ("redirect_url", bad)])
+            for bad in [
+                "https://evil.example/", "adobepass://ios.app.evil", "javascript:alert(1)", "data:text/html,x", "adobepass://android.app",
+            ] {
+                let response = try await sandbox.http.send(
+                    "GET", "api/v1/authenticate",
+                    query: [
+                        ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", code), ("redirect_url", bad),
+                    ])
                 #expect(response.status == 403, "redirect_url \(bad)")
             }
-            let unknownMVPD = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-                ("requestor_id", Sandbox.requestor), ("mso_id", "Nope"), ("reg_code", code)])
+            let unknownMVPD = try await sandbox.http.send(
+                "GET", "api/v1/authenticate",
+                query: [
+                    ("requestor_id", Sandbox.requestor), ("mso_id", "Nope"), ("reg_code", code),
+                ])
             #expect(unknownMVPD.status == 400)
-            let unknownRequestor = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-                ("requestor_id", "nope"), ("mso_id", "SandboxCable"), ("reg_code", code)])
+            let unknownRequestor = try await sandbox.http.send(
+                "GET", "api/v1/authenticate",
+                query: [
+                    ("requestor_id", "nope"), ("mso_id", "SandboxCable"), ("reg_code", code),
+                ])
             #expect(unknownRequestor.status == 400)
         }
     }
@@ -79,28 +90,45 @@ struct AuthenticationFlowTests {
         try await withSandbox { sandbox in
             let bare = [("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("deviceId", "victim")]
             #expect(try await sandbox.http.send("GET", "api/v1/authenticate", query: bare).status == 401)
-            #expect(try await sandbox.http.send("GET", "api/v1/authenticate", query: bare, headers: ["Authorization": sandbox.bearer]).status == 302)
+            #expect(
+                try await sandbox.http.send("GET", "api/v1/authenticate", query: bare, headers: ["Authorization": sandbox.bearer]).status
+                    == 302)
             // A code that completed a login cannot start another.
             let code = try await sandbox.registrationCode(device: "tv-1")
             #expect(try await sandbox.browserLogin(regCode: code).0 == "adobepass://ios.app")
-            let again = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-                ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", code)])
+            let again = try await sandbox.http.send(
+                "GET", "api/v1/authenticate",
+                query: [
+                    ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", code),
+                ])
             #expect(again.status == 404)
             // A code deleted while its login is pending does not complete it.
             let deleted = try await sandbox.registrationCode(device: "tv-2")
-            let start = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-                ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", deleted)])
+            let start = try await sandbox.http.send(
+                "GET", "api/v1/authenticate",
+                query: [
+                    ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", deleted),
+                ])
             let page = try await sandbox.http.send("GET", try #require(start.header("Location")))
             let form = try #require(page.form)
-            let signed = try await sandbox.http.send("POST", form.action, form: form.fields + [("username", "viewer"), ("password", "sandbox-password")])
-            #expect(try await sandbox.http.send("DELETE", "reggie/v1/tvekit-sandbox/regcode/\(deleted)", headers: ["Authorization": sandbox.bearer]).status == 204)
+            let signed = try await sandbox.http.send(
+                "POST", form.action, form: form.fields + [("username", "viewer"), ("password", "sandbox-password")])
+            #expect(
+                try await sandbox.http.send(
+                    "DELETE", "reggie/v1/tvekit-sandbox/regcode/\(deleted)", headers: ["Authorization": sandbox.bearer]
+                ).status == 204)
             let consumed = try await sandbox.http.send("POST", "sp/saml/SAMLAssertionConsumer", form: try #require(signed.form).fields)
             #expect(consumed.status == 403)
             #expect(try await sandbox.api("api/v1/checkauthn", device: "tv-2").status == 403)
             // A code bound to an MVPD serves only that MVPD's login.
             let bound = try await sandbox.registrationCode(device: "tv-3", mvpd: "SandboxSSO")
-            #expect(try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-                ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", bound)]).status == 400)
+            #expect(
+                try await sandbox.http.send(
+                    "GET", "api/v1/authenticate",
+                    query: [
+                        ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", bound),
+                    ]
+                ).status == 400)
         }
     }
 
@@ -108,12 +136,16 @@ struct AuthenticationFlowTests {
     func rejectsCrossMVPDResponse() async throws {
         try await withSandbox { sandbox in
             let code = try await sandbox.registrationCode()
-            let start = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-                ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", code)])
+            let start = try await sandbox.http.send(
+                "GET", "api/v1/authenticate",
+                query: [
+                    ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", code),
+                ])
             let page = try await sandbox.http.send("GET", try #require(start.header("Location")))
             let form = try #require(page.form)
-            let other = try await sandbox.http.send("POST", "/idp/SandboxSSO/login",
-                                                    form: form.fields + [("username", "sso-viewer"), ("password", "sandbox-password")])
+            let other = try await sandbox.http.send(
+                "POST", "/idp/SandboxSSO/login",
+                form: form.fields + [("username", "sso-viewer"), ("password", "sandbox-password")])
             let response = try await sandbox.http.send("POST", "sp/saml/SAMLAssertionConsumer", form: try #require(other.form).fields)
             #expect(response.status == 403)
             #expect(response.text.contains("assertion.issuer") || response.text.contains("response.issuer"))
@@ -127,11 +159,13 @@ struct AuthenticationFlowTests {
             let provider = sandbox.provider
             let user = try #require(provider.configuration.mvpds.first?.users.first)
             let response = try provider.identityProvider.signedResponse(mvpdID: "SandboxCable", user: user, inResponseTo: "_request-1")
-            try provider.establishSession(samlResponse: response, requestor: Sandbox.requestor, mvpdID: "SandboxCable", deviceID: "d1",
-                                          requestID: "_request-1", platformSSO: false)
+            try provider.establishSession(
+                samlResponse: response, requestor: Sandbox.requestor, mvpdID: "SandboxCable", deviceID: "d1",
+                requestID: "_request-1", platformSSO: false)
             #expect(throws: ServiceProviderError.self) {
-                try provider.establishSession(samlResponse: response, requestor: Sandbox.requestor, mvpdID: "SandboxCable", deviceID: "d2",
-                                              requestID: "_request-1", platformSSO: false)
+                try provider.establishSession(
+                    samlResponse: response, requestor: Sandbox.requestor, mvpdID: "SandboxCable", deviceID: "d2",
+                    requestID: "_request-1", platformSSO: false)
             }
             #expect(try await sandbox.api("api/v1/checkauthn", device: "d1").status == 200)
             #expect(try await sandbox.api("api/v1/checkauthn", device: "d2").status == 403)
@@ -141,12 +175,17 @@ struct AuthenticationFlowTests {
     /// Starts a login and returns the IdP's auto-post form fields (SAMLResponse, RelayState) without posting them.
     func pendingACSPost(_ sandbox: Sandbox, device: String = "device-1") async throws -> [(String, String)] {
         let code = try await sandbox.registrationCode(device: device)
-        let start = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-            ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", code), ("redirect_url", "adobepass://ios.app")])
+        let start = try await sandbox.http.send(
+            "GET", "api/v1/authenticate",
+            query: [
+                ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", code),
+                ("redirect_url", "adobepass://ios.app"),
+            ])
         let location = try #require(start.header("Location"))
         let page = try await sandbox.http.send("GET", location)
         let form = try #require(page.form)
-        let signed = try await sandbox.http.send("POST", form.action, form: form.fields + [("username", "viewer"), ("password", "sandbox-password")])
+        let signed = try await sandbox.http.send(
+            "POST", form.action, form: form.fields + [("username", "viewer"), ("password", "sandbox-password")])
         return try #require(signed.form).fields
     }
 
@@ -170,17 +209,21 @@ struct AuthenticationFlowTests {
     func rejectsForgedIdPResponse() async throws {
         try await withSandbox { sandbox in
             let forger = try RSAPrivateKey(keySizeInBits: 2048)
-            for (key, audience) in [(forger, sandbox.provider.configuration.spEntityID), (sandbox.keys.identityProviderKey, "urn:other-sp")] {
+            for (key, audience) in [
+                (forger, sandbox.provider.configuration.spEntityID), (sandbox.keys.identityProviderKey, "urn:other-sp"),
+            ] {
                 let fields = try await pendingACSPost(sandbox)
                 let relay = try #require(fields.first { $0.0 == "RelayState" }?.1)
                 let original = try #require(fields.first { $0.0 == "SAMLResponse" }?.1)
                 let xml = String(decoding: try Base64.decode(original), as: UTF8.self)
                 let requestID = try #require(HTTPResult.capture(#"InResponseTo="([^"]*)""#, in: xml).first)
-                let builder = SAMLResponseBuilder(issuer: "urn:tvekit:idp:SandboxCable", destination: sandbox.provider.configuration.acsURL,
-                                                  audience: audience, inResponseTo: requestID, nameID: "viewer",
-                                                  issueInstant: Date(timeIntervalSince1970: Double(sandbox.clock.nowMilliseconds) / 1000))
+                let builder = SAMLResponseBuilder(
+                    issuer: "urn:tvekit:idp:SandboxCable", destination: sandbox.provider.configuration.acsURL,
+                    audience: audience, inResponseTo: requestID, nameID: "viewer",
+                    issueInstant: Date(timeIntervalSince1970: Double(sandbox.clock.nowMilliseconds) / 1000))
                 let forged = Base64.encode(try SAMLSigner(privateKey: key).sign(Array(builder.xml().utf8)))
-                let response = try await sandbox.http.send("POST", "sp/saml/SAMLAssertionConsumer", form: [("SAMLResponse", forged), ("RelayState", relay)])
+                let response = try await sandbox.http.send(
+                    "POST", "sp/saml/SAMLAssertionConsumer", form: [("SAMLResponse", forged), ("RelayState", relay)])
                 #expect(response.status == 403)
                 #expect(try await sandbox.api("api/v1/checkauthn").status == 403)
             }
@@ -192,31 +235,54 @@ struct AuthenticationFlowTests {
         var configuration = ServiceProviderConfiguration.sandbox
         configuration.requestors.append(.init(id: "tvekit-other", mvpds: ["SandboxCable"]))
         try await withSandbox(configuration) { sandbox in
-            let created = try await sandbox.http.send("POST", "reggie/v1/tvekit-sandbox/regcode",
-                                                      form: [("deviceId", "tv-1"), ("device_info", "e30=")], headers: ["Authorization": sandbox.bearer])
+            let created = try await sandbox.http.send(
+                "POST", "reggie/v1/tvekit-sandbox/regcode",
+                form: [("deviceId", "tv-1"), ("device_info", "e30=")], headers: ["Authorization": sandbox.bearer])
             #expect(created.status == 201)
             let code = try #require(created.json["code"] as? String)
-            #expect(try await sandbox.http.send("GET", "api/v1/checkauthn/\(code)", query: [("requestor", Sandbox.requestor)],
-                                                headers: ["Authorization": sandbox.bearer]).status == 403)
+            #expect(
+                try await sandbox.http.send(
+                    "GET", "api/v1/checkauthn/\(code)", query: [("requestor", Sandbox.requestor)],
+                    headers: ["Authorization": sandbox.bearer]
+                ).status == 403)
             let (location, _) = try await sandbox.browserLogin(regCode: code, redirect: nil)
             #expect(location == nil)
-            #expect(try await sandbox.http.send("GET", "api/v1/checkauthn/\(code)", query: [("requestor", Sandbox.requestor)],
-                                                headers: ["Authorization": sandbox.bearer]).status == 200)
+            #expect(
+                try await sandbox.http.send(
+                    "GET", "api/v1/checkauthn/\(code)", query: [("requestor", Sandbox.requestor)],
+                    headers: ["Authorization": sandbox.bearer]
+                ).status == 200)
             // The TV itself (the code's device) is now authenticated.
             #expect(try await sandbox.api("api/v1/checkauthn", device: "tv-1").status == 200)
-            #expect(try await sandbox.http.send("GET", "api/v1/checkauthn/NOPE234", query: [("requestor", Sandbox.requestor)],
-                                                headers: ["Authorization": sandbox.bearer]).status == 404)
-            #expect(try await sandbox.http.send("GET", "api/v1/checkauthn/\(code)", query: [("requestor", Sandbox.requestor)]).status == 401)
-            #expect(try await sandbox.http.send("GET", "api/v1/checkauthn/NOPE234", query: [("requestor", Sandbox.requestor)]).status == 401)
-            let badCode = try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-                ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", "NOPE234")])
+            #expect(
+                try await sandbox.http.send(
+                    "GET", "api/v1/checkauthn/NOPE234", query: [("requestor", Sandbox.requestor)],
+                    headers: ["Authorization": sandbox.bearer]
+                ).status == 404)
+            #expect(
+                try await sandbox.http.send("GET", "api/v1/checkauthn/\(code)", query: [("requestor", Sandbox.requestor)]).status == 401)
+            #expect(
+                try await sandbox.http.send("GET", "api/v1/checkauthn/NOPE234", query: [("requestor", Sandbox.requestor)]).status == 401)
+            let badCode = try await sandbox.http.send(
+                "GET", "api/v1/authenticate",
+                query: [
+                    ("requestor_id", Sandbox.requestor), ("mso_id", "SandboxCable"), ("reg_code", "NOPE234"),
+                ])
             #expect(badCode.status == 404)
             // Another requestor's code (a second requestor served by the same MVPD) is not found for this one.
             let otherCode = try await sandbox.registrationCode(device: "tv-9")
-            #expect(try await sandbox.http.send("GET", "api/v1/authenticate", query: [
-                ("requestor_id", "tvekit-other"), ("mso_id", "SandboxCable"), ("reg_code", otherCode)]).status == 404)
-            #expect(try await sandbox.http.send("GET", "api/v1/checkauthn/\(code)", query: [("requestor", "tvekit-other")],
-                                                headers: ["Authorization": sandbox.bearer]).status == 404)
+            #expect(
+                try await sandbox.http.send(
+                    "GET", "api/v1/authenticate",
+                    query: [
+                        ("requestor_id", "tvekit-other"), ("mso_id", "SandboxCable"), ("reg_code", otherCode),
+                    ]
+                ).status == 404)
+            #expect(
+                try await sandbox.http.send(
+                    "GET", "api/v1/checkauthn/\(code)", query: [("requestor", "tvekit-other")],
+                    headers: ["Authorization": sandbox.bearer]
+                ).status == 404)
         }
     }
 
@@ -227,20 +293,28 @@ struct AuthenticationFlowTests {
             #expect(payload.status == 200)
             #expect(payload.header("Content-Type") == "application/octet-stream")
             let requestID = payload.text
-            let sso = try await sandbox.http.send("POST", "idp/SandboxSSO/sso", form: [
-                ("username", "sso-viewer"), ("password", "sandbox-password"), ("request_id", requestID)])
+            let sso = try await sandbox.http.send(
+                "POST", "idp/SandboxSSO/sso",
+                form: [
+                    ("username", "sso-viewer"), ("password", "sandbox-password"), ("request_id", requestID),
+                ])
             let samlResponse = try #require(sso.json["SAMLResponse"] as? String)
             // The provider's response carries the MVPD's required metadata fields as attributes.
             let xml = String(decoding: try Base64.decode(samlResponse), as: UTF8.self)
             #expect(xml.contains("Name=\"userID\"") && xml.contains("Name=\"zip\""))
 
-            let exchange = [("requestor", Sandbox.requestor), ("deviceId", "device-1"), ("mvpd", "SandboxSSO"), ("deviceType", "tvOS"),
-                            ("SAMLResponse", samlResponse)]
-            #expect(try await sandbox.http.send("POST", "api/v1/tokens/authn", form: exchange, headers: ["Authorization": sandbox.bearer]).status == 204)
+            let exchange = [
+                ("requestor", Sandbox.requestor), ("deviceId", "device-1"), ("mvpd", "SandboxSSO"), ("deviceType", "tvOS"),
+                ("SAMLResponse", samlResponse),
+            ]
+            #expect(
+                try await sandbox.http.send("POST", "api/v1/tokens/authn", form: exchange, headers: ["Authorization": sandbox.bearer])
+                    .status == 204)
             #expect(try await sandbox.api("api/v1/checkauthn").status == 200)
             #expect(try await sandbox.api("api/v1/tokens/authn").json["userId"] as? String == "u-0002")
             // Replaying the exchange: the profile request was consumed (and the assertion is single use).
-            let replay = try await sandbox.http.send("POST", "api/v1/tokens/authn", form: exchange, headers: ["Authorization": sandbox.bearer])
+            let replay = try await sandbox.http.send(
+                "POST", "api/v1/tokens/authn", form: exchange, headers: ["Authorization": sandbox.bearer])
             #expect(replay.status == 403)
 
             let metadata = try await sandbox.api("api/v1/tokens/usermetadata")
@@ -254,20 +328,32 @@ struct AuthenticationFlowTests {
     func rejectsUnsolicitedSSOExchange() async throws {
         try await withSandbox { sandbox in
             let requestID = try await sandbox.api("api/v1/tvekit-sandbox/profile-requests/SandboxSSO", device: "device-1").text
-            let sso = try await sandbox.http.send("POST", "idp/SandboxSSO/sso", form: [
-                ("username", "sso-viewer"), ("password", "sandbox-password"), ("request_id", requestID)])
+            let sso = try await sandbox.http.send(
+                "POST", "idp/SandboxSSO/sso",
+                form: [
+                    ("username", "sso-viewer"), ("password", "sandbox-password"), ("request_id", requestID),
+                ])
             let samlResponse = try #require(sso.json["SAMLResponse"] as? String)
             func exchange(device: String, mvpd: String = "SandboxSSO", authorization: String?) async throws -> Int {
-                try await sandbox.http.send("POST", "api/v1/tokens/authn", form: [
-                    ("requestor", Sandbox.requestor), ("deviceId", device), ("mvpd", mvpd), ("SAMLResponse", samlResponse)],
-                    headers: authorization.map { ["Authorization": $0] } ?? [:]).status
+                try await sandbox.http.send(
+                    "POST", "api/v1/tokens/authn",
+                    form: [
+                        ("requestor", Sandbox.requestor), ("deviceId", device), ("mvpd", mvpd), ("SAMLResponse", samlResponse),
+                    ],
+                    headers: authorization.map { ["Authorization": $0] } ?? [:]
+                ).status
             }
             #expect(try await exchange(device: "device-2", authorization: sandbox.bearer) == 403)
             #expect(try await exchange(device: "device-1", mvpd: "SandboxCable", authorization: sandbox.bearer) == 400)
             #expect(try await exchange(device: "device-1", authorization: nil) == 401)
             #expect(try await sandbox.api("api/v1/tvekit-sandbox/profile-requests/SandboxCable").status == 400)
-            #expect(try await sandbox.http.send("POST", "idp/SandboxSSO/sso", form: [
-                ("username", "sso-viewer"), ("password", "nope"), ("request_id", requestID)]).status == 401)
+            #expect(
+                try await sandbox.http.send(
+                    "POST", "idp/SandboxSSO/sso",
+                    form: [
+                        ("username", "sso-viewer"), ("password", "nope"), ("request_id", requestID),
+                    ]
+                ).status == 401)
             // The genuine exchange still works once.
             #expect(try await exchange(device: "device-1", authorization: sandbox.bearer) == 204)
         }
@@ -318,8 +404,9 @@ struct AuthorizationFlowTests {
                 let media = try await sandbox.api(path, [("resource", "news")])
                 #expect(media.status == 200)
                 let serialized = try #require(media.json["serializedToken"] as? String)
-                let verifier = try MediaTokenVerifier(trustedKeys: [sandbox.keys.mediaTokenKey.publicKey], requestorID: Sandbox.requestor,
-                                                      clock: sandbox.clock)
+                let verifier = try MediaTokenVerifier(
+                    trustedKeys: [sandbox.keys.mediaTokenKey.publicKey], requestorID: Sandbox.requestor,
+                    clock: sandbox.clock)
                 let result = verifier.verify(serialized, resourceID: "news")
                 #expect(result.result == .validToken)
                 #expect(result.token?.timeToLive == 420_000)
@@ -423,14 +510,17 @@ struct ServiceProviderPolicyTests {
     @Test("legacy clients: a clientless HMAC header or a signed requestor ID instead of a Bearer token")
     func legacyClients() async throws {
         try await withSandbox { sandbox in
-            let signer = try ClientlessRequestSigner(requestorID: Sandbox.requestor, publicKey: "sandbox-public-key",
-                                                     secret: SecureBytes(utf8: "sandbox-secret"), clock: sandbox.clock)
+            let signer = try ClientlessRequestSigner(
+                requestorID: Sandbox.requestor, publicKey: "sandbox-public-key",
+                secret: SecureBytes(utf8: "sandbox-secret"), clock: sandbox.clock)
             let header = try signer.authorizationHeader(method: "GET", requestURI: "/api/v1/config/tvekit-sandbox")
             #expect(try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", headers: ["Authorization": header]).status == 200)
             let signed = try SignedRequestorID.sign(Sandbox.requestor, with: sandbox.keys.requestorKey)
-            #expect(try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", query: [("signed_requestor_id", signed)]).status == 200)
-            let regcode = try await sandbox.http.send("POST", "reggie/v1/tvekit-sandbox/regcode", form: [("deviceId", "tv"), ("device_info", "e30=")],
-                                                      headers: ["Authorization": try signer.authorizationHeader(method: "POST", requestURI: "/regcode")])
+            #expect(
+                try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", query: [("signed_requestor_id", signed)]).status == 200)
+            let regcode = try await sandbox.http.send(
+                "POST", "reggie/v1/tvekit-sandbox/regcode", form: [("deviceId", "tv"), ("device_info", "e30=")],
+                headers: ["Authorization": try signer.authorizationHeader(method: "POST", requestURI: "/regcode")])
             #expect(regcode.status == 201)
         }
     }
@@ -441,19 +531,23 @@ struct ServiceProviderPolicyTests {
             func status(_ header: String, method: String = "GET") async throws -> Int {
                 try await sandbox.http.send(method, "api/v1/config/tvekit-sandbox", headers: ["Authorization": header]).status
             }
-            let signer = try ClientlessRequestSigner(requestorID: Sandbox.requestor, publicKey: "sandbox-public-key",
-                                                     secret: SecureBytes(utf8: "sandbox-secret"), clock: sandbox.clock)
+            let signer = try ClientlessRequestSigner(
+                requestorID: Sandbox.requestor, publicKey: "sandbox-public-key",
+                secret: SecureBytes(utf8: "sandbox-secret"), clock: sandbox.clock)
             let once = try signer.authorizationHeader(method: "GET", requestURI: "/api/v1/config/tvekit-sandbox")
             #expect(try await status(once) == 200)
             #expect(try await status(once) == 401)
-            let stale = try signer.authorizationHeader(method: "GET", requestURI: "/x", nonce: UUID().uuidString,
-                                                       requestTime: sandbox.clock.nowMilliseconds - 301_000)
+            let stale = try signer.authorizationHeader(
+                method: "GET", requestURI: "/x", nonce: UUID().uuidString,
+                requestTime: sandbox.clock.nowMilliseconds - 301_000)
             #expect(try await status(stale) == 401)
-            let wrongSecret = try ClientlessRequestSigner(requestorID: Sandbox.requestor, publicKey: "sandbox-public-key",
-                                                          secret: SecureBytes(utf8: "guess"), clock: sandbox.clock)
+            let wrongSecret = try ClientlessRequestSigner(
+                requestorID: Sandbox.requestor, publicKey: "sandbox-public-key",
+                secret: SecureBytes(utf8: "guess"), clock: sandbox.clock)
             #expect(try await status(try wrongSecret.authorizationHeader(method: "GET", requestURI: "/x")) == 401)
-            let otherRequestor = try ClientlessRequestSigner(requestorID: "other", publicKey: "sandbox-public-key",
-                                                             secret: SecureBytes(utf8: "sandbox-secret"), clock: sandbox.clock)
+            let otherRequestor = try ClientlessRequestSigner(
+                requestorID: "other", publicKey: "sandbox-public-key",
+                secret: SecureBytes(utf8: "sandbox-secret"), clock: sandbox.clock)
             #expect(try await status(try otherRequestor.authorizationHeader(method: "GET", requestURI: "/x")) == 401)
             #expect(try await status(try signer.authorizationHeader(method: "POST", requestURI: "/x")) == 401)
         }
@@ -463,10 +557,13 @@ struct ServiceProviderPolicyTests {
     func rejectsForeignRequestorSignature() async throws {
         try await withSandbox { sandbox in
             let foreign = try SignedRequestorID.sign(Sandbox.requestor, with: sandbox.keys.metadataKey)
-            #expect(try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", query: [("signed_requestor_id", foreign)]).status == 401)
+            #expect(
+                try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", query: [("signed_requestor_id", foreign)]).status == 401)
             let other = try SignedRequestorID.sign("other", with: sandbox.keys.requestorKey)
-            #expect(try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", query: [("signed_requestor_id", other)]).status == 401)
-            #expect(try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", query: [("signed_requestor_id", "!!")]).status == 401)
+            #expect(
+                try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", query: [("signed_requestor_id", other)]).status == 401)
+            #expect(
+                try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", query: [("signed_requestor_id", "!!")]).status == 401)
         }
     }
 
@@ -476,16 +573,24 @@ struct ServiceProviderPolicyTests {
             let legacy = try await sandbox.api("api/v1/checkauthn", authorization: "Bearer forged")
             #expect(legacy.status == 401)
             #expect(Set(legacy.json.keys) == ["status", "message", "details"])
-            for path in ["api/v1/checkauthn", "api/v1/tokens/authn", "api/v1/authorize", "api/v1/tokens/authz", "api/v1/tokens/media",
-                         "api/v1/preauthorize", "api/v1/tokens/usermetadata", "api/v1/tvekit-sandbox/profile-requests/SandboxSSO"] {
+            for path in [
+                "api/v1/checkauthn", "api/v1/tokens/authn", "api/v1/authorize", "api/v1/tokens/authz", "api/v1/tokens/media",
+                "api/v1/preauthorize", "api/v1/tokens/usermetadata", "api/v1/tvekit-sandbox/profile-requests/SandboxSSO",
+            ] {
                 #expect(try await sandbox.api(path, [("resource", "news")], authorization: "Bearer forged").status == 401, "\(path)")
             }
-            #expect(try await sandbox.http.send("GET", "api/v1/checkauthn", query: [("requestor", Sandbox.requestor)],
-                                                headers: ["Authorization": sandbox.bearer]).status == 400)
+            #expect(
+                try await sandbox.http.send(
+                    "GET", "api/v1/checkauthn", query: [("requestor", Sandbox.requestor)],
+                    headers: ["Authorization": sandbox.bearer]
+                ).status == 400)
             #expect(try await sandbox.api("api/v1/checkauthn", device: String(repeating: "d", count: 257)).status == 400)
             #expect(try await sandbox.api("api/v1/checkauthn", device: "tab\there").status == 400)
-            #expect(try await sandbox.http.send("GET", "api/v1/checkauthn", query: [("requestor", "nope"), ("deviceId", "d")],
-                                                headers: ["Authorization": sandbox.bearer]).status == 400)
+            #expect(
+                try await sandbox.http.send(
+                    "GET", "api/v1/checkauthn", query: [("requestor", "nope"), ("deviceId", "d")],
+                    headers: ["Authorization": sandbox.bearer]
+                ).status == 400)
         }
         var configuration = ServiceProviderConfiguration.sandbox
         configuration.enhancedErrors = true
@@ -512,10 +617,20 @@ struct ServiceProviderPolicyTests {
             let throttled = try await sandbox.api("api/v1/config/tvekit-sandbox")
             #expect(throttled.status == 429 && throttled.header("Retry-After") == "1")
             // X-Forwarded-For is not trusted by default, doubled slashes are the same path, and the login pages count too.
-            #expect(try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", headers: ["Authorization": sandbox.bearer,
-                                                                                                 "X-Forwarded-For": "192.0.2.7"]).status == 429)
-            #expect(try await sandbox.http.send("GET", "//api/v1/config/tvekit-sandbox", headers: ["Authorization": sandbox.bearer]).status == 429)
-            #expect(try await sandbox.http.send("GET", "idp/SandboxCable/login", query: [("request_id", "_x"), ("RelayState", "y")]).status == 429)
+            #expect(
+                try await sandbox.http.send(
+                    "GET", "api/v1/config/tvekit-sandbox",
+                    headers: [
+                        "Authorization": sandbox.bearer,
+                        "X-Forwarded-For": "192.0.2.7",
+                    ]
+                ).status == 429)
+            #expect(
+                try await sandbox.http.send("GET", "//api/v1/config/tvekit-sandbox", headers: ["Authorization": sandbox.bearer]).status
+                    == 429)
+            #expect(
+                try await sandbox.http.send("GET", "idp/SandboxCable/login", query: [("request_id", "_x"), ("RelayState", "y")]).status
+                    == 429)
             sandbox.clock.advance(seconds: 1)
             #expect(try await sandbox.api("api/v1/config/tvekit-sandbox").status == 200)
             #expect(try await sandbox.api("api/v1/config/tvekit-sandbox").status == 429)
@@ -524,8 +639,14 @@ struct ServiceProviderPolicyTests {
         try await withSandbox(configuration) { sandbox in
             for _ in 0..<12 { _ = try await sandbox.api("api/v1/config/tvekit-sandbox") }
             // Behind a trusted proxy, each forwarded address has its own bucket.
-            #expect(try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox", headers: ["Authorization": sandbox.bearer,
-                                                                                                 "X-Forwarded-For": "192.0.2.7, 10.0.0.1"]).status == 200)
+            #expect(
+                try await sandbox.http.send(
+                    "GET", "api/v1/config/tvekit-sandbox",
+                    headers: [
+                        "Authorization": sandbox.bearer,
+                        "X-Forwarded-For": "192.0.2.7, 10.0.0.1",
+                    ]
+                ).status == 200)
         }
         try await withSandbox { sandbox in
             for _ in 0..<15 {
@@ -556,7 +677,8 @@ struct ServiceProviderPolicyTests {
             #expect(page.text.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Cable&quot;"))
             #expect(page.header("Content-Security-Policy")?.contains("script-src 'sha256-") == true)
             #expect(page.header("X-Content-Type-Options") == "nosniff")
-            let odd = try await sandbox.http.send("GET", "idp/SandboxCable/login", query: [("request_id", "\"><script>"), ("RelayState", "y")])
+            let odd = try await sandbox.http.send(
+                "GET", "idp/SandboxCable/login", query: [("request_id", "\"><script>"), ("RelayState", "y")])
             #expect(odd.status == 400)
             #expect(!odd.text.contains("<script>"))
             #expect(try await sandbox.http.send("GET", "idp/Nope/login", query: [("request_id", "_x"), ("RelayState", "y")]).status == 400)
@@ -585,28 +707,43 @@ struct ServiceProviderPolicyTests {
             let bearer = try await registerApp(url, keys: keys, clock: clock)
             var statuses: [Int] = []
             for device in ["a", "b", "c"] {
-                statuses.append(try await http.send("POST", "reggie/v1/tvekit-sandbox/regcode", form: [("deviceId", device), ("device_info", "e30=")],
-                                                    headers: ["Authorization": bearer]).status)
+                statuses.append(
+                    try await http.send(
+                        "POST", "reggie/v1/tvekit-sandbox/regcode", form: [("deviceId", device), ("device_info", "e30=")],
+                        headers: ["Authorization": bearer]
+                    ).status)
             }
             #expect(statuses == [201, 201, 503])
             var logins: [Int] = []
             for device in ["a", "b", "c"] {
-                logins.append(try await http.send("GET", "api/v1/authenticate", query: [
-                    ("requestor_id", "tvekit-sandbox"), ("mso_id", "SandboxCable"), ("deviceId", device)], headers: ["Authorization": bearer]).status)
+                logins.append(
+                    try await http.send(
+                        "GET", "api/v1/authenticate",
+                        query: [
+                            ("requestor_id", "tvekit-sandbox"), ("mso_id", "SandboxCable"), ("deviceId", device),
+                        ], headers: ["Authorization": bearer]
+                    ).status)
             }
             #expect(logins == [302, 302, 503])
             // Once the pending logins expire (10 minutes), the table takes new ones again.
             clock.advance(seconds: 601)
-            #expect(try await http.send("GET", "api/v1/authenticate", query: [
-                ("requestor_id", "tvekit-sandbox"), ("mso_id", "SandboxCable"), ("deviceId", "d")], headers: ["Authorization": bearer]).status == 302)
+            #expect(
+                try await http.send(
+                    "GET", "api/v1/authenticate",
+                    query: [
+                        ("requestor_id", "tvekit-sandbox"), ("mso_id", "SandboxCable"), ("deviceId", "d"),
+                    ], headers: ["Authorization": bearer]
+                ).status == 302)
         }
     }
 
     @Test("rejectsInheritedAuthorization: a new login on the device voids the authorizations of the previous subscriber")
     func rejectsInheritedAuthorization() async throws {
         var configuration = ServiceProviderConfiguration.sandbox
-        configuration.mvpds[0].users.append(.init(username: "kid", password: "kid-password", metadata: ["userID": #""u-kid""#],
-                                                  deniedResources: ["news": "Not for this profile."]))
+        configuration.mvpds[0].users.append(
+            .init(
+                username: "kid", password: "kid-password", metadata: ["userID": #""u-kid""#],
+                deniedResources: ["news": "Not for this profile."]))
         try await withSandbox(configuration) { sandbox in
             _ = try await sandbox.browserLogin()
             #expect(try await sandbox.api("api/v1/authorize", [("resource", "news")]).status == 200)

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Hummingbird
 import NIOCore
@@ -32,7 +32,9 @@ struct ServiceProviderTests {
         let client = try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: register).0) as? [String: Any]
         var tokenRequest = URLRequest(url: url.appendingPathComponent("o/client/token"))
         tokenRequest.httpMethod = "POST"
-        tokenRequest.httpBody = Data("client_id=\(client?["client_id"] as? String ?? "")&client_secret=\(client?["client_secret"] as? String ?? "")&grant_type=client_credentials".utf8)
+        tokenRequest.httpBody = Data(
+            "client_id=\(client?["client_id"] as? String ?? "")&client_secret=\(client?["client_secret"] as? String ?? "")&grant_type=client_credentials"
+                .utf8)
         let token = try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: tokenRequest).0) as? [String: Any]
         let bearer = "Bearer " + (try #require(token?["access_token"] as? String))
 
@@ -40,7 +42,9 @@ struct ServiceProviderTests {
             var request = URLRequest(url: url.appendingPathComponent(path))
             if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
             let (data, response) = try await URLSession.shared.data(for: request)
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+            return (
+                (response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+            )
         }
         let (status, config) = try await get("api/v1/config/tvekit-sandbox", authorization: bearer)
         #expect(status == 200)
@@ -54,7 +58,9 @@ struct ServiceProviderTests {
         #expect(try await get("api/v1/config/unknown", authorization: bearer).0 == 400)
 
         // Second-screen registration codes.
-        func send(_ method: String, _ path: String, _ body: String = "", authorization: String? = bearer) async throws -> (Int, [String: Any]) {
+        func send(_ method: String, _ path: String, _ body: String = "", authorization: String? = bearer) async throws -> (
+            Int, [String: Any]
+        ) {
             var request = URLRequest(url: url.appendingPathComponent(path))
             request.httpMethod = method
             if !body.isEmpty {
@@ -63,9 +69,12 @@ struct ServiceProviderTests {
             }
             if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
             let (data, response) = try await URLSession.shared.data(for: request)
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+            return (
+                (response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+            )
         }
-        let (created, record) = try await send("POST", "reggie/v1/tvekit-sandbox/regcode", "deviceId=dev-1&device_info=e30%3D&mvpd=SandboxCable")
+        let (created, record) = try await send(
+            "POST", "reggie/v1/tvekit-sandbox/regcode", "deviceId=dev-1&device_info=e30%3D&mvpd=SandboxCable")
         #expect(created == 201)
         let code = try #require(record["code"] as? String)
         #expect(code.count == 7 && code.allSatisfy { $0.isUppercase || $0.isNumber })
@@ -79,7 +88,8 @@ struct ServiceProviderTests {
         #expect(try await send("POST", "reggie/v1/tvekit-sandbox/regcode", "deviceId=dev-1&device_info=e30%3D&ttl=36001").0 == 400)
         #expect(try await send("POST", "reggie/v1/tvekit-sandbox/regcode", "device_info=e30%3D").0 == 400)
         #expect(try await send("POST", "reggie/v1/unknown/regcode", "deviceId=dev-1&device_info=e30%3D").0 == 400)
-        #expect(try await send("POST", "reggie/v1/tvekit-sandbox/regcode", "deviceId=dev-1&device_info=e30%3D", authorization: nil).0 == 401)
+        #expect(
+            try await send("POST", "reggie/v1/tvekit-sandbox/regcode", "deviceId=dev-1&device_info=e30%3D", authorization: nil).0 == 401)
     }
 
     @Test("the configuration round-trips through JSON (the --config file format)")

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Hummingbird
 import NIOCore
@@ -17,7 +17,7 @@ func withRunningService(_ service: VerificationService, _ body: @Sendable (URL) 
 
 /// Serves `router` on an ephemeral loopback port while `body` runs, then shuts it down gracefully.
 func withRunningServer<Context: RequestContext>(_ router: Router<Context>, _ body: @Sendable (URL) async throws -> Void) async throws
-    where Context.Source == ApplicationRequestContextSource {
+where Context.Source == ApplicationRequestContextSource {
     try await LocalServer.run(router, body)
 }
 
@@ -26,9 +26,10 @@ func withRunningNIOService(_ service: VerificationService, _ body: @Sendable (UR
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let (stop, stopContinuation) = AsyncStream.makeStream(of: Void.self)
     let server = Task {
-        try await VerificationHTTPServer(service: service).run(host: "127.0.0.1", port: 0, threads: 1,
-                                                              onBound: { portContinuation.yield($0) },
-                                                              until: { for await _ in stop { break } })
+        try await VerificationHTTPServer(service: service).run(
+            host: "127.0.0.1", port: 0, threads: 1,
+            onBound: { portContinuation.yield($0) },
+            until: { for await _ in stop { break } })
     }
     defer { stopContinuation.finish() }
     var iterator = ports.makeAsyncIterator()
@@ -56,11 +57,13 @@ struct VerificationServiceTests {
     /// The two transports: Hummingbird's router (next to the service provider) and the lean NIO server.
     enum Transport: String, CaseIterable, Sendable { case hummingbird, nio }
 
-    @Test("POST /verify answers VALID_TOKEN with the fields, then TOKEN_REPLAYED; bad input is a 400; metrics count it all",
-          arguments: Transport.allCases)
+    @Test(
+        "POST /verify answers VALID_TOKEN with the fields, then TOKEN_REPLAYED; bad input is a 400; metrics count it all",
+        arguments: Transport.allCases)
     func verify(transport: Transport) async throws {
-        let service = try VerificationService(trustedKeys: [Self.key.publicKey], requestorIDs: ["tvekit-test"],
-                                              clock: FixedMediaTokenClock(milliseconds: Self.now))
+        let service = try VerificationService(
+            trustedKeys: [Self.key.publicKey], requestorIDs: ["tvekit-test"],
+            clock: FixedMediaTokenClock(milliseconds: Self.now))
         let token = try MediaTokenIssuer(privateKey: Self.key, clock: FixedMediaTokenClock(milliseconds: Self.now))
             .issue(requestorID: "tvekit-test", resourceID: "res", mvpdId: "TestMVPD", issueTime: Self.now - 1000).serialized
         let run: (@Sendable (URL) async throws -> Void) async throws -> Void = { body in
@@ -79,12 +82,16 @@ struct VerificationServiceTests {
             let (_, second) = try await post(url, body)
             #expect(second["result"] as? String == "TOKEN_REPLAYED")
             #expect(second["mvpdId"] == nil)
-            let (_, wrongResource) = try await post(url, try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "tvekit-test", "resource": "other"]))
+            let (_, wrongResource) = try await post(
+                url, try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "tvekit-test", "resource": "other"]))
             #expect(wrongResource["result"] as? String == "INVALID_RESOURCE_ID")
-            let (_, garbage) = try await post(url, try JSONSerialization.data(withJSONObject: ["token": "garbage", "requestor": "tvekit-test"]))
+            let (_, garbage) = try await post(
+                url, try JSONSerialization.data(withJSONObject: ["token": "garbage", "requestor": "tvekit-test"]))
             #expect(garbage["result"] as? String == "INVALID_TOKEN_FORMAT")
-            for bad in [Data("not json".utf8), Data(#"{"token": 1}"#.utf8), Data(#"{"token": "x", "requestor": "other"}"#.utf8),
-                        Data(#"{"token": "x", "requestor": "tvekit-test", "token": "y"}"#.utf8)] {
+            for bad in [
+                Data("not json".utf8), Data(#"{"token": 1}"#.utf8), Data(#"{"token": "x", "requestor": "other"}"#.utf8),
+                Data(#"{"token": "x", "requestor": "tvekit-test", "token": "y"}"#.utf8),
+            ] {
                 let (status, error) = try await post(url, bad)
                 #expect(status == 400)
                 #expect(error["error"] != nil)
@@ -101,25 +108,30 @@ struct VerificationServiceTests {
             #expect(text.contains("tvekit_verification_seconds_count 9"))
             var wrongMethod = URLRequest(url: url.appendingPathComponent("verify"))
             wrongMethod.httpMethod = "GET"
-            #expect(((try await URLSession.shared.data(for: wrongMethod).1) as? HTTPURLResponse)?.statusCode == (transport == .nio ? 405 : 404))
+            #expect(
+                ((try await URLSession.shared.data(for: wrongMethod).1) as? HTTPURLResponse)?.statusCode == (transport == .nio ? 405 : 404))
         }
     }
 }
 
 extension VerificationServiceTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
-    @Test("the real Adobe token verifies through the service with the recovered 1024-bit key, once, with its fields",
-          arguments: Transport.allCases)
+    @Test(
+        "the real Adobe token verifies through the service with the recovered 1024-bit key, once, with its fields",
+        arguments: Transport.allCases)
     func realAdobeToken(transport: Transport) async throws {
         let real = Self.repository.appendingPathComponent("TestVectors/media-token/real")
         let token = try String(contentsOf: real.appendingPathComponent("token-A.txt"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let key = try RSAPublicKey(encodedKeyOrCertificate: Data(contentsOf: real.appendingPathComponent("adobe-2015-2017-public-key.pem")),
-                                   allowing1024BitKeys: true)
+        let key = try RSAPublicKey(
+            encodedKeyOrCertificate: Data(contentsOf: real.appendingPathComponent("adobe-2015-2017-public-key.pem")),
+            allowing1024BitKeys: true)
         #expect(throws: MediaTokenError.invalidConfiguration()) { try VerificationService(trustedKeys: [key], requestorIDs: ["MML"]) }
-        let service = try VerificationService(trustedKeys: [key], requestorIDs: ["MML"], clock: FixedMediaTokenClock(milliseconds: 1_489_621_300_000),
-                                              allowing1024BitKeys: true)
+        let service = try VerificationService(
+            trustedKeys: [key], requestorIDs: ["MML"], clock: FixedMediaTokenClock(milliseconds: 1_489_621_300_000),
+            allowing1024BitKeys: true)
         let run: (@Sendable (URL) async throws -> Void) async throws -> Void = { body in
             switch transport {
             case .hummingbird: try await withRunningService(service, body)
@@ -127,7 +139,9 @@ extension VerificationServiceTests {
             }
         }
         try await run { url in
-            let body = try JSONSerialization.data(withJSONObject: ["token": Data(token.utf8).base64EncodedString(), "requestor": "MML", "resource": "truTV"])
+            let body = try JSONSerialization.data(withJSONObject: [
+                "token": Data(token.utf8).base64EncodedString(), "requestor": "MML", "resource": "truTV",
+            ])
             let (status, first) = try await post(url, body)
             #expect(status == 200)
             #expect(first["result"] as? String == "VALID_TOKEN")
@@ -141,16 +155,19 @@ extension VerificationServiceTests {
 
     @Test("a request for a plain channel accepts a token whose resourceID is an MRSS document of that channel")
     func mrssResource() async throws {
-        let service = try VerificationService(trustedKeys: [Self.key.publicKey], requestorIDs: ["tvekit-test"],
-                                              clock: FixedMediaTokenClock(milliseconds: Self.now))
+        let service = try VerificationService(
+            trustedKeys: [Self.key.publicKey], requestorIDs: ["tvekit-test"],
+            clock: FixedMediaTokenClock(milliseconds: Self.now))
         // The item title in CDATA: the token's own CDATA must split its "]]>" (the nested split of real tokens).
         let mrss = #"<rss version="2.0"><channel><title>TNT</title><item><title><![CDATA[Ep <1>]]></title></item></channel></rss>"#
         let token = try MediaTokenIssuer(privateKey: Self.key, clock: FixedMediaTokenClock(milliseconds: Self.now))
             .issue(requestorID: "tvekit-test", resourceID: mrss, mvpdId: "TestMVPD").serialized
         try await withRunningNIOService(service) { url in
-            let (_, other) = try await post(url, try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "tvekit-test", "resource": "CNN"]))
+            let (_, other) = try await post(
+                url, try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "tvekit-test", "resource": "CNN"]))
             #expect(other["result"] as? String == "INVALID_RESOURCE_ID")
-            let (_, valid) = try await post(url, try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "tvekit-test", "resource": "TNT"]))
+            let (_, valid) = try await post(
+                url, try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "tvekit-test", "resource": "TNT"]))
             #expect(valid["result"] as? String == "VALID_TOKEN")
             #expect(valid["resourceID"] as? String == mrss)
         }

@@ -103,10 +103,12 @@ struct IdentityVectorTests {
     func clientless(_ vector: ClientlessVectorFile.Case) throws {
         let secret = SecureBytes(utf8: try #require(vector.secret))
         if vector.kind == "sign" {
-            let signer = try ClientlessRequestSigner(requestorID: try #require(vector.requestorID), publicKey: try #require(vector.publicKey),
-                                                     secret: secret)
-            let header = try signer.authorizationHeader(method: try #require(vector.method), requestURI: try #require(vector.requestURI),
-                                                        nonce: try #require(vector.nonce), requestTime: try #require(vector.requestTime))
+            let signer = try ClientlessRequestSigner(
+                requestorID: try #require(vector.requestorID), publicKey: try #require(vector.publicKey),
+                secret: secret)
+            let header = try signer.authorizationHeader(
+                method: try #require(vector.method), requestURI: try #require(vector.requestURI),
+                nonce: try #require(vector.nonce), requestTime: try #require(vector.requestTime))
             #expect(header == vector.expectedHeader)
             let parsed = try ClientlessAuthorization(header: header)
             #expect(parsed.message == vector.expectedMessage)

@@ -6,7 +6,8 @@ import TVECrypto
 @Suite("Media tokens: the real wire form, the documented form, CDATA and dated issue times")
 struct MediaTokenFormTests {
     /// The real form with a fixed signature: parsing does not check it.
-    static let real = "<signatureInfo>AAAA<signatureInfo><authToken><sessionGUID>g</sessionGUID><requestorID>MML</requestorID><resourceID>truTV</resourceID><ttl>420000</ttl><issueTime>2017-03-15 16:40:46 -0700</issueTime><mvpdId>TWC</mvpdId></authToken>"
+    static let real =
+        "<signatureInfo>AAAA<signatureInfo><authToken><sessionGUID>g</sessionGUID><requestorID>MML</requestorID><resourceID>truTV</resourceID><ttl>420000</ttl><issueTime>2017-03-15 16:40:46 -0700</issueTime><mvpdId>TWC</mvpdId></authToken>"
 
     @Test("the real form parses: no slash on signatureInfo, authToken root, dated issueTime")
     func realFormParses() throws {
@@ -20,14 +21,17 @@ struct MediaTokenFormTests {
         #expect(try ShortMediaToken(parsing: Base64.encode(Array(Self.real.utf8), lineLength: 76)) == token)
     }
 
-    @Test("each form choice is read independently and recorded", arguments: [
-        ("<signatureInfo>", "authToken", "2017-03-15 16:40:46 -0700"),
-        ("</signatureInfo>", "authToken", "1489621246000"),
-        ("<signatureInfo>", "shortAuthorizationToken", "1489621246000"),
-        ("</signatureInfo>", "shortAuthorizationToken", "2017-03-15 23:40:46 +0000"),
-    ])
+    @Test(
+        "each form choice is read independently and recorded",
+        arguments: [
+            ("<signatureInfo>", "authToken", "2017-03-15 16:40:46 -0700"),
+            ("</signatureInfo>", "authToken", "1489621246000"),
+            ("<signatureInfo>", "shortAuthorizationToken", "1489621246000"),
+            ("</signatureInfo>", "shortAuthorizationToken", "2017-03-15 23:40:46 +0000"),
+        ])
     func mixedForms(end: String, root: String, time: String) throws {
-        let text = "<signatureInfo>AAAA\(end)<\(root)><sessionGUID>g</sessionGUID><requestorID>r</requestorID><resourceID>s</resourceID><ttl>1</ttl><issueTime>\(time)</issueTime><mvpdId>m</mvpdId></\(root)>"
+        let text =
+            "<signatureInfo>AAAA\(end)<\(root)><sessionGUID>g</sessionGUID><requestorID>r</requestorID><resourceID>s</resourceID><ttl>1</ttl><issueTime>\(time)</issueTime><mvpdId>m</mvpdId></\(root)>"
         let token = try ShortMediaToken(parsing: text)
         #expect(token.form.signatureInfoEnd == (end.hasPrefix("</") ? .slashed : .unslashed))
         #expect(token.form.root.rawValue == root)
@@ -35,28 +39,35 @@ struct MediaTokenFormTests {
         #expect(token.issueTimeText == time)
     }
 
-    @Test("dated issue times: leap years, offsets, the year 9999", arguments: [
-        ("2000-02-29 00:00:00 +0000", Int64(951_782_400_000)),
-        ("2024-02-29 12:00:00 +0530", Int64(1_709_188_200_000)),
-        ("1970-01-01 00:00:00 +0000", Int64(0)),
-        ("1970-01-01 23:59:00 +2359", Int64(0)),
-        ("2017-03-15 16:40:46 -0000", Int64(1_489_596_046_000)),
-        ("9999-12-31 23:59:59 -2359", Int64(253_402_387_139_000)),
-    ])
+    @Test(
+        "dated issue times: leap years, offsets, the year 9999",
+        arguments: [
+            ("2000-02-29 00:00:00 +0000", Int64(951_782_400_000)),
+            ("2024-02-29 12:00:00 +0530", Int64(1_709_188_200_000)),
+            ("1970-01-01 00:00:00 +0000", Int64(0)),
+            ("1970-01-01 23:59:00 +2359", Int64(0)),
+            ("2017-03-15 16:40:46 -0000", Int64(1_489_596_046_000)),
+            ("9999-12-31 23:59:59 -2359", Int64(253_402_387_139_000)),
+        ])
     func datedIssueTimes(text: String, milliseconds: Int64) throws {
         let token = try ShortMediaToken(parsing: Self.real.replacingOccurrences(of: "2017-03-15 16:40:46 -0700", with: text))
         #expect(token.issueTime == milliseconds)
         // The writer gives the same text back for the same instant and offset.
-        #expect(try MediaTokenWriter.issueTimeText(token.issueTime, token.form.issueTimeEncoding) == text.replacingOccurrences(of: "-0000", with: "+0000"))
+        #expect(
+            try MediaTokenWriter.issueTimeText(token.issueTime, token.form.issueTimeEncoding)
+                == text.replacingOccurrences(of: "-0000", with: "+0000"))
     }
 
     @Test("CDATA: sections, mixed with character data and entities, and the nested split")
     func cdata() throws {
         func resource(_ text: String) throws -> String {
-            try ShortMediaToken(parsing: Self.real.replacingOccurrences(of: "<resourceID>truTV</resourceID>", with: "<resourceID>\(text)</resourceID>")).resourceID
+            try ShortMediaToken(
+                parsing: Self.real.replacingOccurrences(of: "<resourceID>truTV</resourceID>", with: "<resourceID>\(text)</resourceID>")
+            ).resourceID
         }
-        #expect(try resource("<![CDATA[<rss version=\"2.0\"><channel><title>truTV</title></channel></rss>]]>")
-            == "<rss version=\"2.0\"><channel><title>truTV</title></channel></rss>")
+        #expect(
+            try resource("<![CDATA[<rss version=\"2.0\"><channel><title>truTV</title></channel></rss>]]>")
+                == "<rss version=\"2.0\"><channel><title>truTV</title></channel></rss>")
         #expect(try resource("a&amp;<![CDATA[<b>&amp;]]>c&lt;<![CDATA[]]>d") == "a&<b>&amp;c<d")
         #expect(try resource("<![CDATA[x]]]]><![CDATA[>y]]>") == "x]]>y")
         #expect(try resource("<![CDATA[]]]]>") == "]]")
@@ -65,9 +76,11 @@ struct MediaTokenFormTests {
         #expect(ttl.ttl == 420)
     }
 
-    @Test("the writer splits ]]> and the parser gives the value back", arguments: [
-        "a]]>b", "]]>", "x]]]>y", "<rss><channel><title>]]></title></channel></rss>", "]]]]>>", "&<>", "plain", "é & ü",
-    ])
+    @Test(
+        "the writer splits ]]> and the parser gives the value back",
+        arguments: [
+            "a]]>b", "]]>", "x]]]>y", "<rss><channel><title>]]></title></channel></rss>", "]]]]>>", "&<>", "plain", "é & ü",
+        ])
     func writerRoundTrip(value: String) throws {
         let token = try TokenFixtures.token(resource: value)
         #expect(try ShortMediaToken(parsing: token.serialized).resourceID == value)
@@ -140,7 +153,8 @@ struct MediaTokenFormTests {
 @Suite("Media tokens: MRSS resources")
 struct MRSSResourceTests {
     static let tnt = #"<rss version="2.0"><channel><title>TNT</title></channel></rss>"#
-    static let episode = #"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>TNT</title><item><title>Episode 1</title><guid>e1</guid><media:rating scheme="urn:v-chip">tv-14</media:rating></item></channel></rss>"#
+    static let episode =
+        #"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>TNT</title><item><title>Episode 1</title><guid>e1</guid><media:rating scheme="urn:v-chip">tv-14</media:rating></item></channel></rss>"#
 
     @Test("a plain request accepts an MRSS token of that channel, with or without items")
     func plainMatchesChannel() {
@@ -153,10 +167,12 @@ struct MRSSResourceTests {
 
     @Test("two MRSS documents match when their normalised trees are equal")
     func normalisedTrees() {
-        let spaced = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version='2.0'>\n  <channel>\n    <title><![CDATA[TNT]]></title>\n  </channel>\n</rss>\n"
+        let spaced =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version='2.0'>\n  <channel>\n    <title><![CDATA[TNT]]></title>\n  </channel>\n</rss>\n"
         #expect(MRSSResource.resource(spaced, matches: Self.tnt))
         #expect(MRSSResource.resource("TNT", matches: spaced))
-        let reordered = #"<rss xmlns:media="http://search.yahoo.com/mrss/" version="2.0"><channel><title>TNT</title><item><title>Episode 1</title><guid>e1</guid><media:rating scheme="urn:v-chip">tv-14</media:rating></item></channel></rss>"#
+        let reordered =
+            #"<rss xmlns:media="http://search.yahoo.com/mrss/" version="2.0"><channel><title>TNT</title><item><title>Episode 1</title><guid>e1</guid><media:rating scheme="urn:v-chip">tv-14</media:rating></item></channel></rss>"#
         #expect(MRSSResource.resource(reordered, matches: Self.episode))
         let other = Self.episode.replacingOccurrences(of: "e1", with: "e2")
         #expect(!MRSSResource.resource(other, matches: Self.episode))
@@ -164,23 +180,26 @@ struct MRSSResourceTests {
         #expect(!MRSSResource.resource("TNT", matches: Self.episode))
     }
 
-    @Test("hostileMRSSMatchesNothing: DTDs, entities, comments, deep or wide documents never match", arguments: [
-        "<!DOCTYPE rss [<!ENTITY t \"TNT\">]><rss version=\"2.0\"><channel><title>&t;</title></channel></rss>",
-        "<rss version=\"2.0\"><channel><title>&#84;NT</title></channel></rss>",
-        "<rss version=\"2.0\"><!-- c --><channel><title>TNT</title></channel></rss>",
-        "<rss version=\"2.0\"><?pi x?><channel><title>TNT</title></channel></rss>",
-        "<rss version=\"2.0\"><channel><title>TNT</title><title>TNT</title></channel></rss>",
-        "<rss version=\"2.0\"><channel><title>TNT</title></channel><channel><title>TNT</title></channel></rss>",
-        "<feed><channel><title>TNT</title></channel></feed>",
-        "<rss version=\"2.0\"><channel><title>TNT</title></channel></rss>trailing",
-        "<rss version=\"2.0\" version=\"2.0\"><channel><title>TNT</title></channel></rss>",
-        "<rss version=\"2.0\"><channel><title>TNT</title></channel>",
-        "<rss version=\"2.0\"><channel><title>TNT</titlex></channel></rss>",
-        "<rss version=\"2.0\"><channel><title>TNT</title>" + String(repeating: "<a>", count: 15) + String(repeating: "</a>", count: 15) + "</channel></rss>",
-        "<rss version=\"2.0\"><channel><title>TNT</title>" + String(repeating: "<i/>", count: 254) + "</channel></rss>",
-        "<rss " + (0..<17).map { "a\($0)=\"1\"" }.joined(separator: " ") + "><channel><title>TNT</title></channel></rss>",
-        "<rss version=\"2.0\"><channel><title>TNT]]></title></channel></rss>",
-    ])
+    @Test(
+        "hostileMRSSMatchesNothing: DTDs, entities, comments, deep or wide documents never match",
+        arguments: [
+            "<!DOCTYPE rss [<!ENTITY t \"TNT\">]><rss version=\"2.0\"><channel><title>&t;</title></channel></rss>",
+            "<rss version=\"2.0\"><channel><title>&#84;NT</title></channel></rss>",
+            "<rss version=\"2.0\"><!-- c --><channel><title>TNT</title></channel></rss>",
+            "<rss version=\"2.0\"><?pi x?><channel><title>TNT</title></channel></rss>",
+            "<rss version=\"2.0\"><channel><title>TNT</title><title>TNT</title></channel></rss>",
+            "<rss version=\"2.0\"><channel><title>TNT</title></channel><channel><title>TNT</title></channel></rss>",
+            "<feed><channel><title>TNT</title></channel></feed>",
+            "<rss version=\"2.0\"><channel><title>TNT</title></channel></rss>trailing",
+            "<rss version=\"2.0\" version=\"2.0\"><channel><title>TNT</title></channel></rss>",
+            "<rss version=\"2.0\"><channel><title>TNT</title></channel>",
+            "<rss version=\"2.0\"><channel><title>TNT</titlex></channel></rss>",
+            "<rss version=\"2.0\"><channel><title>TNT</title>" + String(repeating: "<a>", count: 15) + String(repeating: "</a>", count: 15)
+                + "</channel></rss>",
+            "<rss version=\"2.0\"><channel><title>TNT</title>" + String(repeating: "<i/>", count: 254) + "</channel></rss>",
+            "<rss " + (0..<17).map { "a\($0)=\"1\"" }.joined(separator: " ") + "><channel><title>TNT</title></channel></rss>",
+            "<rss version=\"2.0\"><channel><title>TNT]]></title></channel></rss>",
+        ])
     func hostileMRSSMatchesNothing(document: String) {
         #expect(throws: MediaTokenError.malformedResource()) { try MRSSResource(parsing: document) }
         #expect(!MRSSResource.resource(document, matches: "TNT"))
@@ -188,7 +207,9 @@ struct MRSSResourceTests {
 
     @Test("the limits are inclusive: depth 16, 256 elements, 16 attributes")
     func limits() throws {
-        let deep = "<rss version=\"2.0\"><channel><title>TNT</title>" + String(repeating: "<a>", count: 14) + String(repeating: "</a>", count: 14) + "</channel></rss>"
+        let deep =
+            "<rss version=\"2.0\"><channel><title>TNT</title>" + String(repeating: "<a>", count: 14) + String(repeating: "</a>", count: 14)
+            + "</channel></rss>"
         #expect(try MRSSResource(parsing: deep).channelTitle == "TNT")
         let wide = "<rss version=\"2.0\"><channel><title>TNT</title>" + String(repeating: "<i/>", count: 253) + "</channel></rss>"
         #expect(try MRSSResource(parsing: wide).channelTitle == "TNT")

@@ -12,10 +12,14 @@ struct MediaTokenCodecTests {
         let text = String(decoding: token.text, as: UTF8.self)
         #expect(text.hasPrefix("<signatureInfo>"))
         // Values with markup are written as CDATA, as Adobe writes MRSS; the others as they are.
-        #expect(text.contains(#"<resourceID><![CDATA[<rss version="2.0"><channel><title>News & 'Weather'</title></channel></rss>]]></resourceID>"#))
+        #expect(
+            text.contains(
+                #"<resourceID><![CDATA[<rss version="2.0"><channel><title>News & 'Weather'</title></channel></rss>]]></resourceID>"#))
         #expect(text.contains("<proxyMvpdId><![CDATA[Proxy&Co]]></proxyMvpdId>"))
         #expect(text.contains("<mvpdId>MVPD-é-日本</mvpdId>"))
-        for input in [token.serialized, text, Base64.encode(token.text, lineLength: 76), " " + Base64.encode(token.text, lineLength: 64) + "\r\n"] {
+        for input in [
+            token.serialized, text, Base64.encode(token.text, lineLength: 76), " " + Base64.encode(token.text, lineLength: 64) + "\r\n",
+        ] {
             let parsed = try ShortMediaToken(parsing: input)
             #expect(parsed.resourceID == resource)
             #expect(parsed.mvpdId == "MVPD-é-日本")
@@ -48,7 +52,8 @@ struct MediaTokenCodecTests {
         #expect(try ShortMediaToken(parsing: TokenFixtures.token(proxy: "P").serialized).proxyMvpdId == "P")
     }
 
-    static let base = "<signatureInfo>AAAA</signatureInfo><shortAuthorizationToken><sessionGUID>g</sessionGUID><requestorID>r</requestorID><resourceID>s</resourceID><ttl>1</ttl><issueTime>2</issueTime><mvpdId>m</mvpdId></shortAuthorizationToken>"
+    static let base =
+        "<signatureInfo>AAAA</signatureInfo><shortAuthorizationToken><sessionGUID>g</sessionGUID><requestorID>r</requestorID><resourceID>s</resourceID><ttl>1</ttl><issueTime>2</issueTime><mvpdId>m</mvpdId></shortAuthorizationToken>"
 
     @Test("the base sample parses")
     func baseSampleParses() throws {
@@ -121,7 +126,8 @@ struct MediaTokenCodecTests {
         #expect(error?.code == .malformedToken, "\(what): \(String(describing: error))")
     }
 
-    @Test("invalid UTF-8 in a field is rejected", arguments: [[0x80], [0xC0, 0xAF], [0xE6, 0x97], [0xED, 0xA0, 0x80], [0xFF]] as [[UInt8]])
+    @Test(
+        "invalid UTF-8 in a field is rejected", arguments: [[0x80], [0xC0, 0xAF], [0xE6, 0x97], [0xED, 0xA0, 0x80], [0xFF]] as [[UInt8]])
     func invalidUTF8(bad: [UInt8]) {
         let bytes = Array(Self.base.replacingOccurrences(of: ">s<", with: ">X<").utf8)
         guard let x = bytes.firstIndex(of: UInt8(ascii: "X")) else { Issue.record("no X"); return }
@@ -190,18 +196,22 @@ struct MediaTokenVerifierTests {
         #expect(try TokenFixtures.verifier().verify(token.serialized, resourceID: nil).isValid)
     }
 
-    @Test("each result code", arguments: [
-        ("signature", MediaTokenVerification.Result.invalidSignature),
-        ("requestor", .invalidRequestorID), ("resource", .invalidResourceID), ("expired", .tokenExpired),
-        ("future", .tokenNotYetValid), ("format", .invalidTokenFormat),
-    ])
+    @Test(
+        "each result code",
+        arguments: [
+            ("signature", MediaTokenVerification.Result.invalidSignature),
+            ("requestor", .invalidRequestorID), ("resource", .invalidResourceID), ("expired", .tokenExpired),
+            ("future", .tokenNotYetValid), ("format", .invalidTokenFormat),
+        ])
     func resultCodes(kind: String, expected: MediaTokenVerification.Result) throws {
         let verifier = try TokenFixtures.verifier()
         let input: String
         switch kind {
         case "signature":
-            input = try MediaTokenIssuer(privateKey: TokenFixtures.otherKey).issue(requestorID: "tvekit-test", resourceID: "tvekit-resource",
-                                                                                 mvpdId: "M", issueTime: TokenFixtures.now).serialized
+            input = try MediaTokenIssuer(privateKey: TokenFixtures.otherKey).issue(
+                requestorID: "tvekit-test", resourceID: "tvekit-resource",
+                mvpdId: "M", issueTime: TokenFixtures.now
+            ).serialized
         case "requestor": input = try TokenFixtures.token(requestor: "someone-else").serialized
         case "resource": input = try TokenFixtures.token(resource: "other").serialized
         case "expired": input = try TokenFixtures.token(ttl: 1000, issueTime: TokenFixtures.now - 1000).serialized
@@ -260,8 +270,9 @@ struct MediaTokenVerifierTests {
 
     @Test("requestorComparisonIsExact: no Unicode normalisation, no case folding")
     func requestorComparisonIsExact() throws {
-        let precomposed = try MediaTokenVerifier(trustedKeys: [TokenFixtures.key.publicKey], requestorID: "caf\u{E9}",
-                                                 clock: FixedMediaTokenClock(milliseconds: TokenFixtures.now))
+        let precomposed = try MediaTokenVerifier(
+            trustedKeys: [TokenFixtures.key.publicKey], requestorID: "caf\u{E9}",
+            clock: FixedMediaTokenClock(milliseconds: TokenFixtures.now))
         let decomposed = try TokenFixtures.token(requestor: "cafe\u{301}").serialized
         #expect(precomposed.verify(decomposed).result == .invalidRequestorID)
         #expect(try TokenFixtures.verifier().verify(TokenFixtures.token(requestor: "TVEKIT-TEST").serialized).result == .invalidRequestorID)
@@ -270,8 +281,9 @@ struct MediaTokenVerifierTests {
     @Test("check order: signature before requestor before resource before time")
     func checkOrder() throws {
         let verifier = try TokenFixtures.verifier()
-        let forged = try MediaTokenIssuer(privateKey: TokenFixtures.otherKey).issue(requestorID: "x", resourceID: "y", mvpdId: "M",
-                                                                                  issueTime: 0)
+        let forged = try MediaTokenIssuer(privateKey: TokenFixtures.otherKey).issue(
+            requestorID: "x", resourceID: "y", mvpdId: "M",
+            issueTime: 0)
         #expect(verifier.verify(forged.serialized, resourceID: "z").result == .invalidSignature)
         let wrongBoth = try TokenFixtures.token(requestor: "x", resource: "y", issueTime: 0)
         #expect(verifier.verify(wrongBoth.serialized, resourceID: "z").result == .invalidRequestorID)
@@ -329,8 +341,13 @@ struct MediaTokenVerifierTests {
     @Test("configuration errors")
     func configuration() {
         #expect(tokenError { _ = try MediaTokenVerifier(trustedKeys: [], requestorID: "r") }?.code == .invalidConfiguration)
-        #expect(tokenError { _ = try MediaTokenVerifier(trustedKeys: [TokenFixtures.key.publicKey], requestorID: "") }?.code == .invalidConfiguration)
-        #expect(tokenError { _ = try MediaTokenVerifier(trustedKeys: [TokenFixtures.key.publicKey], requestorID: "r", clockSkew: .seconds(90_000)) }?.code
-            == .invalidConfiguration)
+        #expect(
+            tokenError { _ = try MediaTokenVerifier(trustedKeys: [TokenFixtures.key.publicKey], requestorID: "") }?.code
+                == .invalidConfiguration)
+        #expect(
+            tokenError {
+                _ = try MediaTokenVerifier(trustedKeys: [TokenFixtures.key.publicKey], requestorID: "r", clockSkew: .seconds(90_000))
+            }?.code
+                == .invalidConfiguration)
     }
 }

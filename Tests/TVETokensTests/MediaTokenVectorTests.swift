@@ -58,7 +58,7 @@ struct MediaTokenVectorFile: Decodable {
 
         enum CodingKeys: String, CodingKey {
             case id, comment, `class`, trustedKeys, allow1024BitKeys, configurationError, requestorID, resourceID, now,
-                 skewSeconds, replayGuard, input, inputEncoding, results, fields
+                skewSeconds, replayGuard, input, inputEncoding, results, fields
         }
 
         init(from decoder: any Decoder) throws {
@@ -163,13 +163,15 @@ struct MediaTokenVectorTests {
         #expect(MediaTokenVectorFile.certificates.count == 4)
         #expect(MediaTokenVectorFile.publicKeys.count == 4, "a test key (the 1024-bit one?) does not load")
         // All eight forms (root × signatureInfo end × issueTime encoding) among the valid cases.
-        let forms = Set(file.tests.compactMap { $0.fields.map { "\($0.form.root)/\($0.form.signatureInfoEnd)/\($0.form.issueTimeEncoding)" } })
+        let forms = Set(
+            file.tests.compactMap { $0.fields.map { "\($0.form.root)/\($0.form.signatureInfoEnd)/\($0.form.issueTimeEncoding)" } })
         #expect(forms.count == 8, "\(forms.sorted())")
         let configurationErrors = file.tests.filter(\.configurationError)
         #expect(!configurationErrors.isEmpty)
         #expect(configurationErrors.allSatisfy { $0.results.isEmpty && $0.fields == nil })
         #expect(file.tests.allSatisfy { $0.configurationError || !$0.results.isEmpty })
-        print("media-token vectors: \(file.tests.count) cases in \(classes.count) classes, \(configurationErrors.count) configuration errors")
+        print(
+            "media-token vectors: \(file.tests.count) cases in \(classes.count) classes, \(configurationErrors.count) configuration errors")
     }
 
     @Test("every vector gives its expected results", arguments: MediaTokenVectorFile.cases)
@@ -182,22 +184,25 @@ struct MediaTokenVectorTests {
         if test.configurationError {
             #expect(test.results.isEmpty)
             let fromKeys = tokenError {
-                _ = try MediaTokenVerifier(trustedKeys: keys, requestorID: test.requestorID, clockSkew: skew, clock: clock,
-                                           replayGuard: nil, allowing1024BitKeys: test.allow1024BitKeys)
+                _ = try MediaTokenVerifier(
+                    trustedKeys: keys, requestorID: test.requestorID, clockSkew: skew, clock: clock,
+                    replayGuard: nil, allowing1024BitKeys: test.allow1024BitKeys)
             }
             #expect(fromKeys?.code == .invalidConfiguration, "#\(test.id): trusted keys under 2048 bits without the opt-in")
             // Trusted as certificates, building fails too (the certificate's key may be refused while it is read, with
             // the error of TVECrypto, before the verifier's own check).
             #expect(throws: (any Error).self, "#\(test.id): the same trusted as certificates") {
-                _ = try MediaTokenVerifier(trustedCertificates: certificates, requestorID: test.requestorID, clockSkew: skew,
-                                           clock: clock, replayGuard: nil, allowing1024BitKeys: test.allow1024BitKeys)
+                _ = try MediaTokenVerifier(
+                    trustedCertificates: certificates, requestorID: test.requestorID, clockSkew: skew,
+                    clock: clock, replayGuard: nil, allowing1024BitKeys: test.allow1024BitKeys)
             }
             return
         }
 
-        let verifier = try MediaTokenVerifier(trustedKeys: keys, requestorID: test.requestorID, clockSkew: skew, clock: clock,
-                                              replayGuard: test.replayGuard ? InMemoryTokenReplayGuard() : nil,
-                                              allowing1024BitKeys: test.allow1024BitKeys)
+        let verifier = try MediaTokenVerifier(
+            trustedKeys: keys, requestorID: test.requestorID, clockSkew: skew, clock: clock,
+            replayGuard: test.replayGuard ? InMemoryTokenReplayGuard() : nil,
+            allowing1024BitKeys: test.allow1024BitKeys)
         let input = test.inputBytes
         for (attempt, expected) in test.results.enumerated() {
             let outcome = verifier.verify(input, resourceID: test.resourceID)
@@ -219,10 +224,12 @@ struct MediaTokenVectorTests {
         // The same input through the String entry point, with a fresh verifier built from the certificates, gives the
         // same first result.
         if test.inputEncoding == "utf8" {
-            let fresh = try MediaTokenVerifier(trustedCertificates: certificates, requestorID: test.requestorID, clockSkew: skew,
-                                               clock: clock, replayGuard: nil, allowing1024BitKeys: test.allow1024BitKeys)
-            #expect(fresh.verify(test.input, resourceID: test.resourceID).result.rawValue == test.results[0],
-                    "#\(test.id) (String input, certificates)")
+            let fresh = try MediaTokenVerifier(
+                trustedCertificates: certificates, requestorID: test.requestorID, clockSkew: skew,
+                clock: clock, replayGuard: nil, allowing1024BitKeys: test.allow1024BitKeys)
+            #expect(
+                fresh.verify(test.input, resourceID: test.resourceID).result.rawValue == test.results[0],
+                "#\(test.id) (String input, certificates)")
         }
 
         // The parser alone: it fails exactly on the malformed inputs (those within the input limit; the limit itself is
@@ -262,9 +269,11 @@ struct MediaTokenVectorTests {
         for test in file.tests where test.results.first == "VALID_TOKEN" && test.trustedKeys == ["primary"] {
             guard let fields = test.fields, let token = try? ShortMediaToken(parsing: test.inputBytes) else { continue }
             let issuer = MediaTokenIssuer(privateKey: key, clock: FixedMediaTokenClock(milliseconds: test.now), form: token.form)
-            guard let issued = try? issuer.issue(requestorID: fields.requestorID, resourceID: fields.resourceID, mvpdId: fields.mvpdId,
-                                                 sessionGUID: fields.sessionGUID, proxyMvpdId: token.proxyMvpdId, ttl: fields.ttl,
-                                                 issueTime: fields.issueTime)
+            guard
+                let issued = try? issuer.issue(
+                    requestorID: fields.requestorID, resourceID: fields.resourceID, mvpdId: fields.mvpdId,
+                    sessionGUID: fields.sessionGUID, proxyMvpdId: token.proxyMvpdId, ttl: fields.ttl,
+                    issueTime: fields.issueTime)
             else { continue }
             if issued.signedBytes.elementsEqual(token.signedBytes) {
                 #expect(issued.signature == token.signature, "#\(test.id)")

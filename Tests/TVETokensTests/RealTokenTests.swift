@@ -35,9 +35,10 @@ struct RealTokenFile: Decodable {
     }
 
     func verifier(key: RSAPublicKey, now: Int64? = nil, replayGuard: (any TokenReplayGuard)? = nil) throws -> MediaTokenVerifier {
-        try MediaTokenVerifier(trustedKeys: [key], requestorID: requestorID, clockSkew: .seconds(skewSeconds),
-                               clock: FixedMediaTokenClock(milliseconds: now ?? self.now), replayGuard: replayGuard,
-                               allowing1024BitKeys: allow1024BitKeys)
+        try MediaTokenVerifier(
+            trustedKeys: [key], requestorID: requestorID, clockSkew: .seconds(skewSeconds),
+            clock: FixedMediaTokenClock(milliseconds: now ?? self.now), replayGuard: replayGuard,
+            allowing1024BitKeys: allow1024BitKeys)
     }
 }
 
@@ -53,12 +54,13 @@ struct RealTokenTests {
         #expect(file.fields.requestorID == "MML")
         #expect(file.fields.resourceID == "truTV")
         #expect(file.fields.ttl == 420_000)
-        #expect(file.fields.issueTime == 1_489_621_246_000) // 2017-03-15 16:40:46 -0700 = 2017-03-15T23:40:46Z
+        #expect(file.fields.issueTime == 1_489_621_246_000)  // 2017-03-15 16:40:46 -0700 = 2017-03-15T23:40:46Z
         #expect(file.fields.issueTimeText == "2017-03-15 16:40:46 -0700")
         #expect(file.fields.mvpdId == "TWC")
         #expect(file.fields.proxyMvpdId == "")
-        let realForm = MediaTokenVectorFile.Form(root: "authToken", signatureInfoEnd: "unslashed", issueTimeEncoding: "dateTime",
-                                                 utcOffsetMinutes: -420)
+        let realForm = MediaTokenVectorFile.Form(
+            root: "authToken", signatureInfoEnd: "unslashed", issueTimeEncoding: "dateTime",
+            utcOffsetMinutes: -420)
         #expect(file.fields.form == realForm)
         #expect(file.now >= file.fields.issueTime && file.now < file.fields.issueTime + file.fields.ttl)
         #expect(token.starts(with: Array("<signatureInfo>".utf8)))
@@ -131,9 +133,10 @@ struct RealTokenTests {
     func needsOptIn() throws {
         let (file, _, key) = try RealTokenFile.load()
         let error = tokenError {
-            _ = try MediaTokenVerifier(trustedKeys: [key], requestorID: file.requestorID, clockSkew: .zero,
-                                       clock: FixedMediaTokenClock(milliseconds: file.now), replayGuard: nil,
-                                       allowing1024BitKeys: false)
+            _ = try MediaTokenVerifier(
+                trustedKeys: [key], requestorID: file.requestorID, clockSkew: .zero,
+                clock: FixedMediaTokenClock(milliseconds: file.now), replayGuard: nil,
+                allowing1024BitKeys: false)
         }
         #expect(error?.code == .invalidConfiguration)
     }
@@ -143,17 +146,20 @@ struct RealTokenTests {
         let (file, bytes, key) = try RealTokenFile.load()
         let verifier = try file.verifier(key: key)
         #expect(verifier.verify(bytes, resourceID: "TNT").result == .invalidResourceID)
-        let otherRequestor = try MediaTokenVerifier(trustedKeys: [key], requestorID: "TVEKit", clockSkew: .zero,
-                                                    clock: FixedMediaTokenClock(milliseconds: file.now), replayGuard: nil,
-                                                    allowing1024BitKeys: true)
+        let otherRequestor = try MediaTokenVerifier(
+            trustedKeys: [key], requestorID: "TVEKit", clockSkew: .zero,
+            clock: FixedMediaTokenClock(milliseconds: file.now), replayGuard: nil,
+            allowing1024BitKeys: true)
         #expect(otherRequestor.verify(bytes, resourceID: file.resourceID).result == .invalidRequestorID)
 
         let text = String(decoding: bytes, as: UTF8.self)
         // Any change inside <authToken>…</authToken> breaks the signature, even one that keeps the instant.
-        for (from, to) in [("<mvpdId>TWC</mvpdId>", "<mvpdId>TWD</mvpdId>"),
-                           ("2017-03-15 16:40:46 -0700", "2017-03-15 23:40:46 +0000"),
-                           ("<ttl>420000</ttl>", "<ttl>0420000</ttl>"),
-                           ("<resourceID>truTV</resourceID>", "<resourceID><![CDATA[truTV]]></resourceID>")] {
+        for (from, to) in [
+            ("<mvpdId>TWC</mvpdId>", "<mvpdId>TWD</mvpdId>"),
+            ("2017-03-15 16:40:46 -0700", "2017-03-15 23:40:46 +0000"),
+            ("<ttl>420000</ttl>", "<ttl>0420000</ttl>"),
+            ("<resourceID>truTV</resourceID>", "<resourceID><![CDATA[truTV]]></resourceID>"),
+        ] {
             #expect(text.contains(from))
             let changed = text.replacingOccurrences(of: from, with: to)
             #expect(verifier.verify(changed, resourceID: file.resourceID).result == .invalidSignature, "\(from) -> \(to)")

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Testing
 
@@ -51,8 +51,9 @@ enum CLI {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                       stderr: String(decoding: stderr, as: UTF8.self))
+        return Outcome(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
@@ -87,9 +88,11 @@ struct CLITests {
         let testGroups: [VerifyGroup]
     }
 
-    @Test("signature verify agrees with Wycheproof on every case", arguments: [
-        "rsa_signature_2048_sha256_test.json", "rsa_signature_3072_sha256_test.json", "rsa_signature_4096_sha256_test.json",
-    ])
+    @Test(
+        "signature verify agrees with Wycheproof on every case",
+        arguments: [
+            "rsa_signature_2048_sha256_test.json", "rsa_signature_3072_sha256_test.json", "rsa_signature_4096_sha256_test.json",
+        ])
     func verifyAgreesWithWycheproof(file: String) async throws {
         let url = CLI.repository.appendingPathComponent("TestVectors/wycheproof/\(file)")
         let vectors = try JSONDecoder().decode(VerifyFile.self, from: try Data(contentsOf: url))
@@ -105,8 +108,11 @@ struct CLITests {
                 let messagePath = directory.appendingPathComponent("msg\(test.tcId)")
                 try Data([UInt8](hexString: test.msg)).write(to: messagePath)
                 // Policy: "acceptable" (MissingNull) signatures are rejected, like the library does.
-                jobs.append((test.tcId, keyPath.path, messagePath.path,
-                             Data([UInt8](hexString: test.sig)).base64EncodedString(), test.result == "valid"))
+                jobs.append(
+                    (
+                        test.tcId, keyPath.path, messagePath.path,
+                        Data([UInt8](hexString: test.sig)).base64EncodedString(), test.result == "valid"
+                    ))
             }
         }
         #expect(jobs.count == vectors.numberOfTests)
@@ -116,8 +122,10 @@ struct CLITests {
             func submit() {
                 guard let job = pending.popFirst() else { return }
                 group.addTask {
-                    let outcome = try CLI.run(["signature", "verify", "--public-key", job.key, "--signature-base64", job.signature,
-                                               "--in", job.message])
+                    let outcome = try CLI.run([
+                        "signature", "verify", "--public-key", job.key, "--signature-base64", job.signature,
+                        "--in", job.message,
+                    ])
                     let said = outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                     let consistent = (outcome.status == 0 && said == "valid") || (outcome.status == 1 && said == "invalid")
                     return (job.id, job.valid, consistent && (outcome.status == 0) == job.valid)
@@ -134,15 +142,29 @@ struct CLITests {
         #expect(agreed == jobs.count)
     }
 
-    @Test("malformed input and usage errors exit 2 with a message on stderr", arguments: [
-        ["signature", "verify", "--public-key", CLI.fixture("message.txt"), "--signature-base64", "AAAA", "--in", CLI.fixture("message.txt")],
-        ["signature", "verify", "--public-key", CLI.fixture("leaf.cert.pem"), "--signature-base64", "not base64!", "--in", CLI.fixture("message.txt")],
-        ["signature", "verify", "--public-key", CLI.fixture("ec.cert.pem"), "--signature-base64", "AAAA", "--in", CLI.fixture("message.txt")],
-        ["signature", "verify", "--public-key", "/nonexistent/key.pem", "--signature-base64", "AAAA", "--in", CLI.fixture("message.txt")],
-        ["signature", "verify", "--signature-base64", "AAAA"],
-        ["signature", "sign", "--in", CLI.fixture("message.txt")],
-        ["no-such-command"],
-    ])
+    @Test(
+        "malformed input and usage errors exit 2 with a message on stderr",
+        arguments: [
+            [
+                "signature", "verify", "--public-key", CLI.fixture("message.txt"), "--signature-base64", "AAAA", "--in",
+                CLI.fixture("message.txt"),
+            ],
+            [
+                "signature", "verify", "--public-key", CLI.fixture("leaf.cert.pem"), "--signature-base64", "not base64!", "--in",
+                CLI.fixture("message.txt"),
+            ],
+            [
+                "signature", "verify", "--public-key", CLI.fixture("ec.cert.pem"), "--signature-base64", "AAAA", "--in",
+                CLI.fixture("message.txt"),
+            ],
+            [
+                "signature", "verify", "--public-key", "/nonexistent/key.pem", "--signature-base64", "AAAA", "--in",
+                CLI.fixture("message.txt"),
+            ],
+            ["signature", "verify", "--signature-base64", "AAAA"],
+            ["signature", "sign", "--in", CLI.fixture("message.txt")],
+            ["no-such-command"],
+        ])
     func malformedInputExitsTwo(arguments: [String]) throws {
         let outcome = try CLI.run(arguments)
         #expect(outcome.status == 2, "\(arguments): status \(outcome.status), stderr \(outcome.stderr)")
@@ -152,30 +174,43 @@ struct CLITests {
 
     @Test("signature sign with a PKCS#12 file reproduces the openssl signature, and verify accepts it")
     func signWithPKCS12() throws {
-        let expected = try String(contentsOfFile: CLI.fixture("message.sig.b64"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let expected = try String(contentsOfFile: CLI.fixture("message.sig.b64"), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         for file in ["modern.p12", "legacy.p12"] {
-            let outcome = try CLI.run(["signature", "sign", "--p12", CLI.fixture(file), "--password-env", "TVEKIT_TEST_P12", "--in", CLI.fixture("message.txt")],
-                                      environment: ["TVEKIT_TEST_P12": "fixture-password"])
+            let outcome = try CLI.run(
+                ["signature", "sign", "--p12", CLI.fixture(file), "--password-env", "TVEKIT_TEST_P12", "--in", CLI.fixture("message.txt")],
+                environment: ["TVEKIT_TEST_P12": "fixture-password"])
             #expect(outcome.status == 0, "\(outcome.stderr)")
             #expect(outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == expected)
         }
-        let verify = try CLI.run(["signature", "verify", "--public-key", CLI.fixture("leaf.cert.der"), "--signature-base64", expected,
-                                  "--in", CLI.fixture("message.txt")])
+        let verify = try CLI.run([
+            "signature", "verify", "--public-key", CLI.fixture("leaf.cert.der"), "--signature-base64", expected,
+            "--in", CLI.fixture("message.txt"),
+        ])
         #expect(verify.status == 0 && verify.stdout == "valid\n")
-        let wrong = try CLI.run(["signature", "sign", "--p12", CLI.fixture("modern.p12"), "--password-env", "TVEKIT_TEST_P12", "--in", CLI.fixture("message.txt")],
-                                environment: ["TVEKIT_TEST_P12": "wrong"])
+        let wrong = try CLI.run(
+            [
+                "signature", "sign", "--p12", CLI.fixture("modern.p12"), "--password-env", "TVEKIT_TEST_P12", "--in",
+                CLI.fixture("message.txt"),
+            ],
+            environment: ["TVEKIT_TEST_P12": "wrong"])
         #expect(wrong.status == 2 && wrong.stderr.contains("wrongPassword") && !wrong.stderr.contains("wrong\n"))
     }
 
     @Test("signature sign with a private key file, wrapped at 76 columns")
     func signWithKeyFile() throws {
-        let outcome = try CLI.run(["signature", "sign", "--private-key", CLI.fixture("rsa2048.encrypted.pem"), "--passphrase-env", "TVEKIT_TEST_KEY",
-                                   "--in", CLI.fixture("message.txt"), "--wrap"], environment: ["TVEKIT_TEST_KEY": "key-passphrase"])
+        let outcome = try CLI.run(
+            [
+                "signature", "sign", "--private-key", CLI.fixture("rsa2048.encrypted.pem"), "--passphrase-env", "TVEKIT_TEST_KEY",
+                "--in", CLI.fixture("message.txt"), "--wrap",
+            ], environment: ["TVEKIT_TEST_KEY": "key-passphrase"])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let lines = outcome.stdout.split(separator: "\n")
         #expect(lines.count == 5 && lines.dropLast().allSatisfy { $0.count == 76 })
-        let verify = try CLI.run(["signature", "verify", "--public-key", CLI.fixture("rsa2048.spki.pem"),
-                                  "--signature-base64", outcome.stdout, "--in", CLI.fixture("message.txt")])
+        let verify = try CLI.run([
+            "signature", "verify", "--public-key", CLI.fixture("rsa2048.spki.pem"),
+            "--signature-base64", outcome.stdout, "--in", CLI.fixture("message.txt"),
+        ])
         #expect(verify.status == 0)
     }
 
@@ -185,7 +220,8 @@ struct CLITests {
         #expect(text.status == 0)
         #expect(text.stdout.contains("CN=requestor.example,O=TVEKit Test,C=US"))
         #expect(text.stdout.contains("F8:90:62:91") || text.stdout.contains("sha256:"))
-        let json = try CLI.run(["key", "inspect", CLI.fixture("legacy.p12"), "--password-env", "P", "--json"], environment: ["P": "fixture-password"])
+        let json = try CLI.run(
+            ["key", "inspect", CLI.fixture("legacy.p12"), "--password-env", "P", "--json"], environment: ["P": "fixture-password"])
         #expect(json.status == 0, "\(json.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect(object?["format"] as? String == "PKCS#12")
@@ -203,11 +239,12 @@ struct CLITests {
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
         let results = object?["results"] as? [[String: Any]] ?? []
-        #expect(results.compactMap { $0["operation"] as? String } == [
-            "rsa2048-verify", "rsa1024-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1", "rsa2048-decrypt-oaep-sha256", "base64-decode",
-            "token-parse", "token-parse-text", "token-verify", "token-verify-1024", "token-verify-1024-text", "metadata-decrypt",
-            "saml-verify-5k", "saml-verify-50k",
-        ])
+        #expect(
+            results.compactMap { $0["operation"] as? String } == [
+                "rsa2048-verify", "rsa1024-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1", "rsa2048-decrypt-oaep-sha256", "base64-decode",
+                "token-parse", "token-parse-text", "token-verify", "token-verify-1024", "token-verify-1024-text", "metadata-decrypt",
+                "saml-verify-5k", "saml-verify-50k",
+            ])
         // token-parse is timed against OpenSSL's bare Base64 decode of the same token.
         #expect((results.first { $0["operation"] as? String == "token-parse" })?["baselineOpsPerSecond"] as? Double ?? 0 > 0)
         #expect(results.allSatisfy { ($0["opsPerSecond"] as? Double ?? 0) > 0 })
@@ -219,9 +256,12 @@ struct CLITests {
     static let now = "1767225600000"
 
     func issue(_ extra: [String] = []) throws -> String {
-        let outcome = try CLI.run(["token", "issue", "--p12", CLI.fixture("modern.p12"), "--password-env", "P", "--requestor", "tvekit-test",
-                                   "--resource", "tvekit-resource", "--mvpd", "TestMVPD", "--issue-time", Self.now] + extra,
-                                  environment: ["P": "fixture-password"])
+        let outcome = try CLI.run(
+            [
+                "token", "issue", "--p12", CLI.fixture("modern.p12"), "--password-env", "P", "--requestor", "tvekit-test",
+                "--resource", "tvekit-resource", "--mvpd", "TestMVPD", "--issue-time", Self.now,
+            ] + extra,
+            environment: ["P": "fixture-password"])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         return outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -234,10 +274,14 @@ struct CLITests {
         #expect(valid.status == 0 && valid.stdout == "VALID_TOKEN\n", "\(valid.stderr)")
         let wrongResource = try CLI.run(base + ["--resource", "other", token])
         #expect(wrongResource.status == 1 && wrongResource.stdout == "INVALID_RESOURCE_ID\n")
-        let expired = try CLI.run(["token", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--requestor", "tvekit-test",
-                                   "--now", "1767226100000", token])
+        let expired = try CLI.run([
+            "token", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--requestor", "tvekit-test",
+            "--now", "1767226100000", token,
+        ])
         #expect(expired.status == 1 && expired.stdout == "TOKEN_EXPIRED\n")
-        let untrusted = try CLI.run(["token", "verify", "--cert", CLI.fixture("ca.cert.pem"), "--requestor", "tvekit-test", "--now", Self.now, token])
+        let untrusted = try CLI.run([
+            "token", "verify", "--cert", CLI.fixture("ca.cert.pem"), "--requestor", "tvekit-test", "--now", Self.now, token,
+        ])
         #expect(untrusted.status == 1 && untrusted.stdout == "INVALID_SIGNATURE\n")
         let garbage = try CLI.run(base + ["not a token"])
         #expect(garbage.status == 1 && garbage.stdout == "INVALID_TOKEN_FORMAT\n")
@@ -253,7 +297,8 @@ struct CLITests {
     @Test("the real Adobe token verifies with the recovered 1024-bit key only with --allow-1024-bit-keys")
     func realAdobeToken() throws {
         let real = CLI.repository.appendingPathComponent("TestVectors/media-token/real")
-        let token = try String(contentsOf: real.appendingPathComponent("token-A.txt"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try String(contentsOf: real.appendingPathComponent("token-A.txt"), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let key = real.appendingPathComponent("adobe-2015-2017-public-key.pem").path
         let base = ["token", "verify", "--cert", key, "--requestor", "MML", "--resource", "truTV", "--now", "1489621300000"]
         let refused = try CLI.run(base + [token])
@@ -315,8 +360,10 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let batch = directory.appendingPathComponent("tokens.txt")
         try Data("\(token)\n\n\(other)\ngarbage\n\(token)\n".utf8).write(to: batch)
-        let outcome = try CLI.run(["token", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--requestor", "tvekit-test", "--now", Self.now,
-                                   "--resource", "tvekit-resource", "--one-time", "--batch", batch.path])
+        let outcome = try CLI.run([
+            "token", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--requestor", "tvekit-test", "--now", Self.now,
+            "--resource", "tvekit-resource", "--one-time", "--batch", batch.path,
+        ])
         let results = outcome.stdout.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["result"] as? String
         }
@@ -343,20 +390,25 @@ struct CLITests {
         return url.path
     }
 
-    @Test("metadata encrypt, then decrypt with the PKCS#12 key: exit 0 and the document; a wrong key exits 1 with JSON", arguments: [
-        [], ["--jwe", "RSA-OAEP-256,A256GCM"], ["--jwe", "RSA-OAEP,A128CBC-HS256"],
-    ])
+    @Test(
+        "metadata encrypt, then decrypt with the PKCS#12 key: exit 0 and the document; a wrong key exits 1 with JSON",
+        arguments: [
+            [], ["--jwe", "RSA-OAEP-256,A256GCM"], ["--jwe", "RSA-OAEP,A128CBC-HS256"],
+        ])
     func metadataRoundTrip(jwe: [String]) throws {
-        let plain = try temporaryFile(#"{"updated": 7, "encrypted": ["zip", "userID"], "data": {"zip": ["12345"], "userID": "u-1", "tokenSource": "Apple"}}"#)
+        let plain = try temporaryFile(
+            #"{"updated": 7, "encrypted": ["zip", "userID"], "data": {"zip": ["12345"], "userID": "u-1", "tokenSource": "Apple"}}"#)
         let encrypted = try CLI.run(["metadata", "encrypt", "--cert", CLI.fixture("leaf.cert.pem")] + jwe + [plain])
         #expect(encrypted.status == 0, "\(encrypted.stderr)")
         #expect(!encrypted.stdout.contains("u-1"))
         let file = try temporaryFile(encrypted.stdout)
-        let decrypted = try CLI.run(["metadata", "decrypt", "--p12", CLI.fixture("modern.p12"), "--password-env", "P", "--json", file],
-                                    environment: ["P": "fixture-password"])
+        let decrypted = try CLI.run(
+            ["metadata", "decrypt", "--p12", CLI.fixture("modern.p12"), "--password-env", "P", "--json", file],
+            environment: ["P": "fixture-password"])
         #expect(decrypted.status == 0, "\(decrypted.stderr)")
-        #expect(decrypted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            == #"{"data":{"tokenSource":"Apple","userID":"u-1","zip":["12345"]},"updated":7}"#)
+        #expect(
+            decrypted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                == #"{"data":{"tokenSource":"Apple","userID":"u-1","zip":["12345"]},"updated":7}"#)
         let wrong = try CLI.run(["metadata", "decrypt", "--private-key", CLI.fixture("rsa2048.pkcs8.pem"), "--json", file])
         #expect(wrong.status == 1)
         #expect(wrong.stdout.contains(#""error" : "decryptionFailed""#))
@@ -366,24 +418,33 @@ struct CLITests {
 
     @Test("requestor sign, then verify: valid exits 0, another ID exits 1, non-Base64 exits 2")
     func requestor() throws {
-        let signed = try CLI.run(["requestor", "sign", "--p12", CLI.fixture("modern.p12"), "--password-env", "P", "--wrap", "nbcentertainment"],
-                                 environment: ["P": "fixture-password"])
+        let signed = try CLI.run(
+            ["requestor", "sign", "--p12", CLI.fixture("modern.p12"), "--password-env", "P", "--wrap", "nbcentertainment"],
+            environment: ["P": "fixture-password"])
         #expect(signed.status == 0, "\(signed.stderr)")
         let signature = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(signature.contains("\n"))
-        #expect(try CLI.run(["requestor", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--signature", signature, "nbcentertainment"]).status == 0)
+        #expect(
+            try CLI.run(["requestor", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--signature", signature, "nbcentertainment"])
+                .status == 0)
         #expect(try CLI.run(["requestor", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--signature", signature, "nbc"]).status == 1)
         #expect(try CLI.run(["requestor", "verify", "--cert", CLI.fixture("leaf.cert.pem"), "--signature", "@@", "nbc"]).status == 2)
     }
 
     @Test("clientless sign prints the FORMATS.md §4 header; verify checks it")
     func clientless() throws {
-        let signed = try CLI.run(["clientless", "sign", "--method", "GET", "--requestor", "nbcsports", "--uri", "/api/v1/authorize",
-                                  "--public-key", "pk-123", "--secret-env", "S", "--nonce", "n-1", "--time", "1700000000000"],
-                                 environment: ["S": "s3cret"])
+        let signed = try CLI.run(
+            [
+                "clientless", "sign", "--method", "GET", "--requestor", "nbcsports", "--uri", "/api/v1/authorize",
+                "--public-key", "pk-123", "--secret-env", "S", "--nonce", "n-1", "--time", "1700000000000",
+            ],
+            environment: ["S": "s3cret"])
         #expect(signed.status == 0, "\(signed.stderr)")
         let header = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(header.hasPrefix("GET requestor_id=nbcsports, nonce=n-1, signature_method=HMAC-SHA1, request_time=1700000000000, request_uri=/api/v1/authorize, public_key=pk-123, signature="))
+        #expect(
+            header.hasPrefix(
+                "GET requestor_id=nbcsports, nonce=n-1, signature_method=HMAC-SHA1, request_time=1700000000000, request_uri=/api/v1/authorize, public_key=pk-123, signature="
+            ))
         #expect(try CLI.run(["clientless", "verify", "--header", header, "--secret-env", "S"], environment: ["S": "s3cret"]).status == 0)
         #expect(try CLI.run(["clientless", "verify", "--header", header, "--secret-env", "S"], environment: ["S": "other"]).status == 1)
     }
@@ -391,29 +452,34 @@ struct CLITests {
     // MARK: saml
 
     static let samlResponse = """
-    <samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r1" \
-    Version="2.0" IssueInstant="2026-01-01T00:00:00Z" Destination="https://sp/acs" InResponseTo="_q"><saml:Issuer>idp</saml:Issuer>\
-    <samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>\
-    <saml:Assertion ID="_a1" Version="2.0" IssueInstant="2026-01-01T00:00:00Z"><saml:Issuer>idp</saml:Issuer>\
-    <saml:Subject><saml:NameID>u1</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer">\
-    <saml:SubjectConfirmationData Recipient="https://sp/acs" NotOnOrAfter="2026-01-01T00:10:00Z" InResponseTo="_q"/>\
-    </saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="2026-01-01T00:00:00Z" NotOnOrAfter="2026-01-01T00:10:00Z">\
-    <saml:AudienceRestriction><saml:Audience>sp</saml:Audience></saml:AudienceRestriction></saml:Conditions>\
-    <saml:AuthnStatement AuthnInstant="2026-01-01T00:00:00Z" SessionIndex="s1"/><saml:AttributeStatement>\
-    <saml:Attribute Name="zip"><saml:AttributeValue>12345</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>\
-    </saml:Assertion></samlp:Response>
-    """
+        <samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r1" \
+        Version="2.0" IssueInstant="2026-01-01T00:00:00Z" Destination="https://sp/acs" InResponseTo="_q"><saml:Issuer>idp</saml:Issuer>\
+        <samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>\
+        <saml:Assertion ID="_a1" Version="2.0" IssueInstant="2026-01-01T00:00:00Z"><saml:Issuer>idp</saml:Issuer>\
+        <saml:Subject><saml:NameID>u1</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer">\
+        <saml:SubjectConfirmationData Recipient="https://sp/acs" NotOnOrAfter="2026-01-01T00:10:00Z" InResponseTo="_q"/>\
+        </saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="2026-01-01T00:00:00Z" NotOnOrAfter="2026-01-01T00:10:00Z">\
+        <saml:AudienceRestriction><saml:Audience>sp</saml:Audience></saml:AudienceRestriction></saml:Conditions>\
+        <saml:AuthnStatement AuthnInstant="2026-01-01T00:00:00Z" SessionIndex="s1"/><saml:AttributeStatement>\
+        <saml:Attribute Name="zip"><saml:AttributeValue>12345</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>\
+        </saml:Assertion></samlp:Response>
+        """
 
     func samlVerify(_ file: String, _ extra: [String] = []) throws -> CLI.Outcome {
-        try CLI.run(["saml", "verify", "--idp-cert", CLI.fixture("leaf.cert.pem"), "--idp-entity-id", "idp", "--sp-entity-id", "sp",
-                     "--acs-url", "https://sp/acs", "--request-id", "_q", "--now", "2026-01-01T00:05:00Z", "--json"] + extra + [file])
+        try CLI.run(
+            [
+                "saml", "verify", "--idp-cert", CLI.fixture("leaf.cert.pem"), "--idp-entity-id", "idp", "--sp-entity-id", "sp",
+                "--acs-url", "https://sp/acs", "--request-id", "_q", "--now", "2026-01-01T00:05:00Z", "--json",
+            ] + extra + [file])
     }
 
     @Test("saml sign, then verify: exit 0 with NameID and attributes; Base64 input too; a tampered response exits 1 with the rule")
     func saml() throws {
         let unsigned = try temporaryFile(Self.samlResponse)
-        let signed = try CLI.run(["saml", "sign", "--private-key", CLI.fixture("leaf.pkcs8.pem"), "--cert", CLI.fixture("leaf.cert.pem"),
-                                  "--assertion", unsigned])
+        let signed = try CLI.run([
+            "saml", "sign", "--private-key", CLI.fixture("leaf.pkcs8.pem"), "--cert", CLI.fixture("leaf.cert.pem"),
+            "--assertion", unsigned,
+        ])
         #expect(signed.status == 0, "\(signed.stderr)")
         let signedFile = try temporaryFile(signed.stdout)
         let accepted = try samlVerify(signedFile)
@@ -422,7 +488,10 @@ struct CLITests {
         #expect(object?["nameID"] as? String == "u1")
         #expect((object?["attributes"] as? [String: [String]])?["zip"] == ["12345"])
         #expect(object?["sessionIndex"] as? String == "s1")
-        let base64 = try temporaryFile(Data(signed.stdout.utf8).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed]))
+        let base64 = try temporaryFile(
+            Data(signed.stdout.utf8).base64EncodedString(options: [
+                .lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed,
+            ]))
         #expect(try samlVerify(base64).status == 0)
         let tampered = try temporaryFile(signed.stdout.replacingOccurrences(of: ">u1<", with: ">u2<"))
         let rejected = try samlVerify(tampered)
@@ -488,9 +557,11 @@ struct ServeCommandTests {
         let report = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
         #expect(report?["ok"] as? Bool == true)
         let lines = (report?["transcript"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
-        for expected in ["setRequestorComplete(1)", "MediaTokenVerifier(resourceID: news): VALID_TOKEN", "checkAuthorization(<MRSS ",
-                         "the media token: <authToken>, issueTime ", "presentTvProviderDialog", "status(VSA203",
-                         "status(REGCODE", "setMetadataStatus(\"Apple\"", "selectedProvider(Sandbox Cable)"] {
+        for expected in [
+            "setRequestorComplete(1)", "MediaTokenVerifier(resourceID: news): VALID_TOKEN", "checkAuthorization(<MRSS ",
+            "the media token: <authToken>, issueTime ", "presentTvProviderDialog", "status(VSA203",
+            "status(REGCODE", "setMetadataStatus(\"Apple\"", "selectedProvider(Sandbox Cable)",
+        ] {
             #expect(lines.contains { $0.contains(expected) }, "\(expected)")
         }
     }
@@ -508,9 +579,13 @@ struct ServeCommandTests {
 
     @Test("tvekit serve --verifier-only verifies a token over HTTP and stops cleanly on SIGTERM")
     func serveVerifierOnly() async throws {
-        let token = try CLI.run(["token", "issue", "--private-key", CLI.fixture("leaf.pkcs8.pem"), "--requestor", "r1", "--resource", "res",
-                                 "--mvpd", "M", "--ttl", "600000"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let (process, collector, base) = try await Self.start(["--verifier-only", "--cert", CLI.fixture("leaf.cert.pem"), "--requestor", "r1"])
+        let token = try CLI.run([
+            "token", "issue", "--private-key", CLI.fixture("leaf.pkcs8.pem"), "--requestor", "r1", "--resource", "res",
+            "--mvpd", "M", "--ttl", "600000",
+        ]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (process, collector, base) = try await Self.start([
+            "--verifier-only", "--cert", CLI.fixture("leaf.cert.pem"), "--requestor", "r1",
+        ])
         var request = URLRequest(url: try #require(URL(string: base + "/verify")))
         request.httpMethod = "POST"
         request.httpBody = try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "r1", "resource": "res"])
@@ -530,24 +605,31 @@ struct ServeCommandTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("metadata-private.pem").path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
-        func call(_ path: String, method: String = "GET", body: Data? = nil, headers: [String: String] = [:]) async throws -> (Int, [String: Any]) {
+        func call(_ path: String, method: String = "GET", body: Data? = nil, headers: [String: String] = [:]) async throws -> (
+            Int, [String: Any]
+        ) {
             let url = try #require(URL(string: base + path))
             var request = URLRequest(url: url)
             request.httpMethod = method
             request.httpBody = body
             for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
             let (data, response) = try await URLSession.shared.data(for: request)
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+            return (
+                (response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+            )
         }
         let statement = String(decoding: try Data(contentsOf: directory.appendingPathComponent("software-statement.jwt")), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let (registered, client) = try await call("/o/client/register", method: "POST",
-                                                  body: try JSONSerialization.data(withJSONObject: ["software_statement": statement]),
-                                                  headers: ["Content-Type": "application/json", "X-Device-Info": "e30="])
+        let (registered, client) = try await call(
+            "/o/client/register", method: "POST",
+            body: try JSONSerialization.data(withJSONObject: ["software_statement": statement]),
+            headers: ["Content-Type": "application/json", "X-Device-Info": "e30="])
         #expect(registered == 201)
-        let form = "client_id=\(client["client_id"] as? String ?? "")&client_secret=\(client["client_secret"] as? String ?? "")&grant_type=client_credentials"
-        let (_, token) = try await call("/o/client/token", method: "POST", body: Data(form.utf8),
-                                        headers: ["Content-Type": "application/x-www-form-urlencoded"])
+        let form =
+            "client_id=\(client["client_id"] as? String ?? "")&client_secret=\(client["client_secret"] as? String ?? "")&grant_type=client_credentials"
+        let (_, token) = try await call(
+            "/o/client/token", method: "POST", body: Data(form.utf8),
+            headers: ["Content-Type": "application/x-www-form-urlencoded"])
         let bearer = "Bearer " + (try #require(token["access_token"] as? String))
         let (status, config) = try await call("/api/v1/config/tvekit-sandbox", headers: ["Authorization": bearer])
         #expect(status == 200)

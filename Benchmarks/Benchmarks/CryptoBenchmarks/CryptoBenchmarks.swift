@@ -15,12 +15,12 @@ let benchmarks: @Sendable () -> Void = {
     )
 
     guard let key = try? RSAPrivateKey(keySizeInBits: 2048),
-          let message = try? SecureRandom.bytes(count: 400),
-          let signature = try? key.signature(for: message),
-          let pkcs1 = try? key.publicKey.encrypt([UInt8](repeating: 7, count: 32), padding: ._weakAndInsecurePKCS1v15),
-          let oaep = try? key.publicKey.encrypt([UInt8](repeating: 7, count: 32), padding: .oaepSHA256),
-          let baseline = try? OpenSSLBaseline(key: key, message: message),
-          let publicPEM = Optional(key.publicKey.pemRepresentation)
+        let message = try? SecureRandom.bytes(count: 400),
+        let signature = try? key.signature(for: message),
+        let pkcs1 = try? key.publicKey.encrypt([UInt8](repeating: 7, count: 32), padding: ._weakAndInsecurePKCS1v15),
+        let oaep = try? key.publicKey.encrypt([UInt8](repeating: 7, count: 32), padding: .oaepSHA256),
+        let baseline = try? OpenSSLBaseline(key: key, message: message),
+        let publicPEM = Optional(key.publicKey.pemRepresentation)
     else { return }
     let publicKey = key.publicKey
 
@@ -46,9 +46,12 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations { blackHole(try RSAPublicKey(pemRepresentation: publicPEM)) }
     }
     let now: Int64 = 1_767_225_600_000
-    if let token = try? MediaTokenIssuer(privateKey: key).issue(requestorID: "bench", resourceID: "bench-resource", mvpdId: "MVPD",
-                                                               issueTime: now),
-       let verifier = try? MediaTokenVerifier(trustedKeys: [publicKey], requestorID: "bench", clock: FixedMediaTokenClock(milliseconds: now)) {
+    if let token = try? MediaTokenIssuer(privateKey: key).issue(
+        requestorID: "bench", resourceID: "bench-resource", mvpdId: "MVPD",
+        issueTime: now),
+        let verifier = try? MediaTokenVerifier(
+            trustedKeys: [publicKey], requestorID: "bench", clock: FixedMediaTokenClock(milliseconds: now))
+    {
         let serialized = Array(token.serialized.utf8)
         let text = token.text
         Benchmark("Media token parse, serialized (Base64)") { benchmark in
