@@ -66,14 +66,19 @@ let package = Package(
             name: "TVEFuzzSupport",
             dependencies: ["TVETokens", "TVEMetadata", "TVECrypto", "TVESAML", "TVETestSupport"]
         ),
-        // libxml2 callbacks and per-thread error handlers, which need real C.
+        // libxml2's per-thread error handlers, which need real C.
         .target(
             name: "CTVEShims",
             dependencies: ["CLibXML2"]
         ),
+        // XML canonicalization in C: libxml2's for a subtree, and TVEKit's own exclusive C14N.
+        .target(
+            name: "CTVEC14N",
+            dependencies: ["CLibXML2"]
+        ),
         .target(
             name: "TVESAML",
-            dependencies: ["TVECrypto", "CLibXML2", "CTVEShims"]
+            dependencies: ["TVECrypto", "CLibXML2", "CTVEShims", "CTVEC14N"]
         ),
         .target(
             name: "TVEAccessEnabler",

@@ -1,4 +1,5 @@
 internal import CLibXML2
+internal import CTVEC14N
 internal import CTVEShims
 import Foundation
 
@@ -156,7 +157,7 @@ final class XMLDocument {
                     "canonicalization failed (a relative namespace URI, an entity reference, over 256 levels or namespace renderings, or an oversized subtree)"
                 )
             }
-            defer { tve_free(output) }
+            defer { tve_c14n_free(output) }
             return body(UnsafeBufferPointer(start: output, count: length))
         }
         var cStrings: [UnsafeMutablePointer<CChar>?] = inclusivePrefixes.map { strdup($0) }
@@ -176,7 +177,7 @@ final class XMLDocument {
         guard status == 0, let output, length > 0 else {
             throw SAMLPolicyFailure(.signatureCanonicalization, "canonicalization failed: \(Self.takeError())")
         }
-        defer { tve_free(output) }
+        defer { tve_c14n_free(output) }
         return body(UnsafeBufferPointer(start: output, count: length))
     }
 
