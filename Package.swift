@@ -105,9 +105,15 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The engine of `tvekit speed`: the operations, the paired measurement and `openssl speed`. Not a product.
+        .target(
+            name: "TVESpeed",
+            dependencies: ["TVECrypto", "TVETokens", "TVEMetadata", "TVESAML"]
+        ),
         .executableTarget(
             name: "tvekit",
             dependencies: [
+                "TVESpeed",
                 "TVEServer",
                 "TVEAccessEnabler",
                 "TVEJSON",
