@@ -84,7 +84,6 @@ let package = Package(
             name: "TVEAccessEnabler",
             dependencies: [
                 "TVECrypto", "TVEJSON", "TVETokens", "TVEMetadata", "TVESAML",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .target(
@@ -185,7 +184,6 @@ let package = Package(
                 "TVETestSupport",
                 "TVEAccessEnabler", "TVEServer", "TVETokens", "TVECrypto", "TVEMetadata", "TVEJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(

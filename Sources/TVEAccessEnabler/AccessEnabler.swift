@@ -1,7 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
 import TVECrypto
-import TVEJSON
 
 /// The AccessEnabler of the seeds: every method of `AccessEnabler.h`, answering through ``EntitlementDelegate`` and
 /// ``EntitlementStatus`` callbacks, over ``AsyncAccessEnabler``.
@@ -9,6 +7,11 @@ import TVEJSON
 /// Calls never block: each becomes a job run in order, so that calls made before `setRequestorComplete` wait for
 /// the requestor and then run in the order they were made (the cookbook's queuing). Callbacks are delivered by the
 /// `deliver` closure (a serial queue by default). The tvOS wait for a second screen runs beside the queue.
+///
+/// Each job calls the async API and hands what it answered to ``DelegateTranslator``, which decides the callbacks and
+/// their tracking data; this class only runs the jobs, delivers the callbacks and remembers what the delegate API
+/// adds to the async one (the authorization a `getAuthorization` waits to make, the logout page on screen, the data of
+/// `getAuthentication:withData:`, the wait for the second screen).
 public final class AccessEnabler: Sendable {
     /// `ACCESS_ENABLER_STATUS_SUCCESS`
     public static let statusSuccess = 1
@@ -19,19 +22,14 @@ public final class AccessEnabler: Sendable {
 
     /// The async API underneath.
     public let core: AsyncAccessEnabler
+    private let translator: DelegateTranslator
     private let deliver: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let jobs: AsyncStream<@Sendable () async -> Void>.Continuation
     private let worker: Task<Void, Never>
 
-    private struct Weak: @unchecked Sendable {
+    private struct State {
         weak var delegate: (any EntitlementDelegate)?
         weak var statusDelegate: (any EntitlementStatus)?
-    }
-
-    private struct State {
-        var delegates = Weak()
-        /// The tvOS wait for a second screen, and its generation.
-        var polling: (id: UUID, task: Task<Void, Never>)?
         /// getAuthorization started a login: authorize this resource once it succeeds.
         var pendingAuthorization: (resource: String, data: [String: String])?
         /// logout sent the app to the logout page: handleExternalURL ends the logout.
@@ -40,7 +38,8 @@ public final class AccessEnabler: Sendable {
         var loginData: [String: String] = [:]
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = Locked(State())
+    private let polling = SecondScreenWait()
 
     /// - Parameters:
     ///   - core: the async API (``AsyncAccessEnabler/init(softwareStatement:redirectURI:configuration:)`` for `init:softwareStatement`,
@@ -48,6 +47,7 @@ public final class AccessEnabler: Sendable {
     ///   - deliver: runs each callback; a serial dispatch queue by default.
     public init(core: AsyncAccessEnabler, deliver: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil) {
         self.core = core
+        translator = DelegateTranslator(platform: core.configuration.platform)
         let queue = DispatchQueue(label: "tvekit.accessenabler.callbacks")
         self.deliver = deliver ?? { work in queue.async(execute: work) }
         let (stream, continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
@@ -58,77 +58,51 @@ public final class AccessEnabler: Sendable {
     }
 
     /// `init:softwareStatement`.
-    public convenience init(softwareStatement: String, configuration: AsyncAccessEnabler.Configuration = .init(),
-                            deliver: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil) {
+    public convenience init(
+        softwareStatement: String, configuration: AsyncAccessEnabler.Configuration = .init(),
+        deliver: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil
+    ) {
         self.init(core: AsyncAccessEnabler(softwareStatement: softwareStatement, configuration: configuration), deliver: deliver)
     }
 
     deinit {
         jobs.finish()
         worker.cancel()
-        state.withLockedValue { $0.polling }?.task.cancel()
+        polling.stop()
     }
 
     /// The delegate (held weakly).
     public var delegate: (any EntitlementDelegate)? {
-        get { state.withLockedValue { $0.delegates.delegate } }
-        set { state.withLockedValue { $0.delegates.delegate = newValue } }
+        get { state.withLock { $0.delegate } }
+        set { state.withLock { $0.delegate = newValue } }
     }
 
     /// The receiver of `status` (held weakly).
     public var statusDelegate: (any EntitlementStatus)? {
-        get { state.withLockedValue { $0.delegates.statusDelegate } }
-        set { state.withLockedValue { $0.delegates.statusDelegate = newValue } }
+        get { state.withLock { $0.statusDelegate } }
+        set { state.withLock { $0.statusDelegate = newValue } }
     }
 
     // MARK: Plumbing
 
     private func enqueue(_ job: @escaping @Sendable () async -> Void) { jobs.yield(job) }
 
-    private func callback(_ body: @escaping @Sendable (any EntitlementDelegate) -> Void) {
-        let delegate = self.delegate
-        guard let delegate else { return }
-        deliver { body(delegate) }
+    /// Delivers `callbacks` in order, each to the receiver set now (none when it is gone).
+    fileprivate func send(_ callbacks: [DelegateCallback]) {
+        let (delegate, receiver) = state.withLock { ($0.delegate, $0.statusDelegate) }
+        for callback in callbacks {
+            if case .status = callback { guard receiver != nil else { continue } } else { guard delegate != nil else { continue } }
+            deliver { callback.send(to: delegate, status: receiver) }
+        }
     }
 
-    private func report(_ status: AdvancedStatus) {
-        guard let receiver = statusDelegate else { return }
-        deliver { receiver.status(status) }
-    }
-
-    private func authenticationStatus(_ status: Int, _ code: String) {
-        callback { $0.setAuthenticationStatus(status, errorCode: code) }
-    }
-
-    /// A failed authentication: `setAuthenticationStatus` carries one of the seeds' three codes; anything more
-    /// specific (`CFG400`, `CFG429`, `LS011`, ...) goes to `status` first.
-    private func authenticationFailed(_ error: AccessEnablerError) {
-        let documented: [AccessEnablerError.Code] = [.userNotAuthenticated, .providerNotSelected, .genericAuthentication]
-        if !documented.contains(error.code) { report(AdvancedStatus(id: error.code.rawValue, level: .error, message: error.message)) }
-        authenticationStatus(Self.statusError, documented.contains(error.code) ? error.code.rawValue : AccessEnablerError.Code.genericAuthentication.rawValue)
-    }
-
-    /// The tracking data's device type, client type and operating system.
-    private var platformFields: [String] {
-        core.configuration.platform == .iOS ? ["mobile", "ios", "iOS"] : ["unknown", "ios", "tvOS"]
-    }
-
-    /// The hashed user GUID of tracking data: MD5 of the user ID, in lowercase hex, as the seeds say (an identifier
-    /// that must match what other AccessEnabler clients report, not a protection). Empty if MD5 is unavailable.
-    static func hashedGUID(_ userID: String) -> String {
-        ((try? InsecureDigest.md5(Array(userID.utf8))) ?? []).map { String(format: "%02x", $0) }.joined()
-    }
-
-    private func trackAuthentication(_ token: AuthenticationToken?, cached: Bool) {
-        let data = [token != nil ? "true" : "false", token?.mvpd ?? "", token.map { Self.hashedGUID($0.userID) } ?? "", cached ? "true" : "false"]
-            + platformFields
-        callback { $0.sendTrackingData(data, forEventType: .authentication) }
-    }
-
-    private func trackAuthorization(success: Bool, mvpd: String?, userID: String?, cached: Bool, error: AccessEnablerError?) {
-        let data = [success ? "true" : "false", mvpd ?? "", userID.map(Self.hashedGUID) ?? "", cached ? "true" : "false",
-                    error?.code.rawValue ?? "", error?.message ?? ""] + platformFields
-        callback { $0.sendTrackingData(data, forEventType: .authorization) }
+    /// A call of the async API as a result.
+    private func result<Value>(_ call: () async throws(AccessEnablerError) -> Value) async -> Result<Value, AccessEnablerError> {
+        do {
+            return .success(try await call())
+        } catch {
+            return .failure(error)
+        }
     }
 
     // MARK: Configuration
@@ -157,27 +131,26 @@ public final class AccessEnabler: Sendable {
     }
 
     /// The deprecated tvOS `setRequestor:signedRequestorID:[serviceProviders:]secret:publicKey:`.
-    public func setRequestor(_ requestorID: String, signedRequestorID: String, serviceProviders: [URL]? = nil, secret: String, publicKey: String) {
+    public func setRequestor(
+        _ requestorID: String, signedRequestorID: String, serviceProviders: [URL]? = nil, secret: String, publicKey: String
+    ) {
         enqueue {
             await self.finishSetRequestor { () async throws(AccessEnablerError) in
-                try await self.core.setRequestor(requestorID, signedRequestorID: signedRequestorID, serviceProviders: serviceProviders,
-                                                 secret: SecureBytes(utf8: secret), publicKey: publicKey)
+                try await self.core.setRequestor(
+                    requestorID, signedRequestorID: signedRequestorID, serviceProviders: serviceProviders,
+                    secret: SecureBytes(utf8: secret), publicKey: publicKey)
             }
         }
     }
 
-    private func finishSetRequestor(_ body: () async throws(AccessEnablerError) -> [MVPD]) async {
-        do {
-            _ = try await body()
-        } catch {
-            report(AdvancedStatus(id: error.code.rawValue, level: .error, message: error.message))
-            callback { $0.setRequestorComplete(Self.statusError) }
-            return
+    /// Once configured, the platform account may authenticate silently (no callback but status codes).
+    private func finishSetRequestor(_ configure: () async throws(AccessEnablerError) -> [MVPD]) async {
+        let outcome: DelegateTranslator.RequestorOutcome
+        switch await result(configure) {
+        case .success: outcome = .configured(statuses: await core.silentPlatformSSO().statuses)
+        case .failure(let error): outcome = .failed(error)
         }
-        // The platform account may authenticate silently (no callback but status codes).
-        let (_, statuses) = await core.silentPlatformSSO()
-        statuses.forEach(report)
-        callback { $0.setRequestorComplete(Self.statusSuccess) }
+        send(translator.requestor(outcome))
     }
 
     // MARK: Authentication
@@ -185,16 +158,9 @@ public final class AccessEnabler: Sendable {
     /// `checkAuthentication`: the local token store (and the platform account's silent sign-in).
     public func checkAuthentication() {
         enqueue {
-            let (_, statuses) = await self.core.silentPlatformSSO()
-            statuses.forEach(self.report)
-            do {
-                let token = try await self.core.checkAuthentication()
-                self.trackAuthentication(token, cached: true)
-                self.authenticationStatus(Self.statusSuccess, Self.userAuthenticated)
-            } catch {
-                self.trackAuthentication(nil, cached: true)
-                self.authenticationStatus(Self.statusError, AccessEnablerError.Code.userNotAuthenticated.rawValue)
-            }
+            let statuses = await self.core.silentPlatformSSO().statuses
+            let token = try? await self.core.checkAuthentication()
+            self.send(self.translator.authenticationCheck(statuses: statuses, token: token))
         }
     }
 
@@ -207,10 +173,11 @@ public final class AccessEnabler: Sendable {
     /// (MVPD IDs, in order) and `FEATURED_TV_PROVIDERS` (a subset). Ignored when no MVPD supports platform SSO.
     public func getAuthentication(forceAuthn: Bool = false, withData data: [String: String] = [:], filter: [String: [String]]) {
         let featured = filter["FEATURED_TV_PROVIDERS"] ?? []
-        let providers = filter["TV_PROVIDERS"].map { all in all } ?? []
+        let providers = filter["TV_PROVIDERS"] ?? []
         enqueue {
-            await self.runAuthentication(forceAuthn: forceAuthn, providers: providers.isEmpty ? nil : providers,
-                                         featured: featured.filter { providers.contains($0) }, data: data)
+            await self.runAuthentication(
+                forceAuthn: forceAuthn, providers: providers.isEmpty ? nil : providers,
+                featured: featured.filter { providers.contains($0) }, data: data)
         }
     }
 
@@ -221,147 +188,103 @@ public final class AccessEnabler: Sendable {
 
     /// The deprecated `getAuthenticationToken`: completes a login without the URL.
     public func getAuthenticationToken() {
-        enqueue { await self.finishLogin { () async throws(AccessEnablerError) in try await self.core.completeAuthentication() } }
+        enqueue {
+            await self.finishLogin(
+                await self.result { () async throws(AccessEnablerError) in try await self.core.completeAuthentication() })
+        }
     }
 
     private func runAuthentication(forceAuthn: Bool, providers: [String]?, featured: [String], data: [String: String]) async {
-        stopPolling()
-        state.withLockedValue {
+        polling.stop()
+        state.withLock {
             $0.loggingOut = false
             $0.loginData = data
         }
+        await conclude(await authenticate(forceAuthn: forceAuthn, providers: providers, featured: featured))
+    }
+
+    /// `getAuthentication` on the async API: the stored authentication, else the platform picker when the requestor
+    /// has platform MVPDs, else the classic provider dialog.
+    private func authenticate(forceAuthn: Bool, providers: [String]?, featured: [String]) async -> DelegateTranslator.AuthenticationOutcome
+    {
         do {
-            if case .authenticated(let token) = try await core.startAuthentication(forceAuthn: forceAuthn) {
-                trackAuthentication(token, cached: true)
-                authenticationStatus(Self.statusSuccess, Self.userAuthenticated)
-                await authorizePending()
-                return
-            }
-            let platformMVPDs = await core.platformMVPDs
-            if core.configuration.tvProviderAccount != nil, !platformMVPDs.isEmpty {
+            if case .authenticated(let token) = try await core.startAuthentication(forceAuthn: forceAuthn) { return .stored(token) }
+            if core.configuration.tvProviderAccount != nil, await !core.platformMVPDs.isEmpty {
                 let presenter = DelegatePresenter(enabler: self)
                 switch try await core.authenticateWithPlatformSSO(providers: providers, featured: featured, presenter: presenter) {
-                case .authenticated(let token):
-                    trackAuthentication(token, cached: false)
-                    authenticationStatus(Self.statusSuccess, Self.userAuthenticated)
-                    await authorizePending()
-                case .fallback(let status, let mvpds):
-                    if let status { report(status) }
-                    callback { $0.displayProviderDialog(mvpds) }
-                case .login(_, let step):
-                    follow(step)
+                case .authenticated(let token): return .loggedIn(token)
+                case .fallback(let status, let mvpds): return .platformFallback(status, mvpds)
+                case .login(_, let step): return .login(step)
                 }
-                return
             }
-            trackAuthentication(nil, cached: true)
-            let mvpds = await core.mvpds
-            callback { $0.displayProviderDialog(mvpds) }
+            return .selectProvider(await core.mvpds)
         } catch {
-            state.withLockedValue { $0.pendingAuthorization = nil }
-            authenticationFailed(error)
+            return .failed(error)
+        }
+    }
+
+    /// Delivers what an authentication came to and acts on it: a success runs the authorization `getAuthorization`
+    /// waits for, a failure drops it; a registration code starts the wait for the second screen.
+    private func conclude(_ outcome: DelegateTranslator.AuthenticationOutcome) async {
+        switch outcome {
+        case .failed, .loginFailed: state.withLock { $0.pendingAuthorization = nil }
+        default: break
+        }
+        send(translator.authentication(outcome))
+        switch outcome {
+        case .stored, .loggedIn: await authorizePending()
+        case .login(.registrationCode): startPolling()
+        default: break
         }
     }
 
     /// `setSelectedProvider:` — nil cancels the login (`PROVIDER_NOT_SELECTED_ERROR`).
     public func setSelectedProvider(_ mvpdID: String?) {
         enqueue {
-            self.stopPolling()
-            let data = self.state.withLockedValue { state -> [String: String] in
+            self.polling.stop()
+            let data = self.state.withLock { state -> [String: String] in
                 state.loggingOut = false
                 return state.loginData
             }
-            if let mvpdID {
-                let fields = self.platformFields
-                self.callback { $0.sendTrackingData([mvpdID] + fields, forEventType: .getSelectedProvider) }
-            }
-            do {
-                self.follow(try await self.core.selectProvider(mvpdID, data: data))
-            } catch let error as AccessEnablerError {
-                self.state.withLockedValue { $0.pendingAuthorization = nil }
-                self.authenticationFailed(error)
-            } catch {
-                self.authenticationStatus(Self.statusError, AccessEnablerError.Code.genericAuthentication.rawValue)
+            self.send(self.translator.providerSelected(mvpdID))
+            switch await self.result({ () async throws(AccessEnablerError) in try await self.core.selectProvider(mvpdID, data: data) }) {
+            case .success(let step): await self.conclude(.login(step))
+            case .failure(let error): await self.conclude(.failed(error))
             }
         }
     }
 
-    /// Sends the app to the login page (iOS) or shows the registration code and waits for the second screen (tvOS).
-    private func follow(_ step: AsyncAccessEnabler.LoginStep) {
-        switch step {
-        case .navigate(let url, let useSVC):
-            callback { delegate in
-                if useSVC { delegate.navigateToUrl(url, useSVC: true) } else { delegate.navigateToUrl(url) }
+    /// tvOS: the wait for the second screen runs beside the job queue and holds the enabler weakly (dropping it ends
+    /// the wait). Its answer is handled from the queue, after the calls made meanwhile; a logout or another login made
+    /// since has ended the wait, and then nothing is reported.
+    private func startPolling() {
+        polling.start(core) { [weak self] generation, result in
+            self?.enqueue { [weak self] in
+                guard let self, self.polling.end(generation) else { return }
+                await self.finishLogin(result)
             }
-        case .registrationCode(let code):
-            stopPolling()
-            report(.registrationCode(code))
-            // The wait runs beside the job queue and holds the enabler weakly: dropping it ends the wait. Its answer
-            // is reported from the queue, after the calls made meanwhile; a logout or another login made since has
-            // ended the wait, and then nothing is reported.
-            let core = self.core
-            let generation = UUID()
-            let task = Task { [weak self] in
-                let result: Result<AuthenticationToken, AccessEnablerError>
-                do {
-                    result = .success(try await core.waitForSecondScreen())
-                } catch let error as AccessEnablerError {
-                    if Task.isCancelled || error.code == .providerNotSelected { return }
-                    result = .failure(error)
-                } catch {
-                    return
-                }
-                self?.enqueue { [weak self] in
-                    guard let self, self.endPolling(generation) else { return }
-                    await self.finishLogin { () async throws(AccessEnablerError) in try result.get() }
-                }
-            }
-            state.withLockedValue { $0.polling = (generation, task) }
-        }
-    }
-
-    private func stopPolling() {
-        let polling = state.withLockedValue { state -> (id: UUID, task: Task<Void, Never>)? in
-            defer { state.polling = nil }
-            return state.polling
-        }
-        polling?.task.cancel()
-    }
-
-    /// Whether the wait `generation` is still the current one; it ends if so.
-    private func endPolling(_ generation: UUID) -> Bool {
-        state.withLockedValue { state in
-            guard state.polling?.id == generation else { return false }
-            state.polling = nil
-            return true
         }
     }
 
     /// `handleExternalURL:` — the web view reached the redirect URL: completes a login or a logout.
     public func handleExternalURL(_ url: URL) {
         enqueue {
-            let wasLoggingOut = self.state.withLockedValue { state -> Bool in
+            let wasLoggingOut = self.state.withLock { state -> Bool in
                 defer { state.loggingOut = false }
                 return state.loggingOut
             }
-            if wasLoggingOut, AsyncAccessEnabler.isRedirect(url, self.core.configuration.redirectURL) {
-                self.authenticationStatus(Self.statusError, Self.userAuthenticated)
+            if wasLoggingOut, LoginFlow.isRedirect(url, self.core.configuration.redirectURL) {
+                self.send(self.translator.logoutPageClosed())
                 return
             }
-            await self.finishLogin { () async throws(AccessEnablerError) in try await self.core.handleExternalURL(url) }
+            await self.finishLogin(await self.result { () async throws(AccessEnablerError) in try await self.core.handleExternalURL(url) })
         }
     }
 
-    private func finishLogin(_ body: () async throws(AccessEnablerError) -> AuthenticationToken) async {
-        do {
-            let token = try await body()
-            trackAuthentication(token, cached: false)
-            authenticationStatus(Self.statusSuccess, Self.userAuthenticated)
-            await authorizePending()
-        } catch {
-            if Task.isCancelled { return }
-            trackAuthentication(nil, cached: false)
-            state.withLockedValue { $0.pendingAuthorization = nil }
-            authenticationFailed(error)
+    private func finishLogin(_ result: Result<AuthenticationToken, AccessEnablerError>) async {
+        switch result {
+        case .success(let token): await conclude(.loggedIn(token))
+        case .failure(let error): if !Task.isCancelled { await conclude(.loginFailed(error)) }
         }
     }
 
@@ -371,7 +294,7 @@ public final class AccessEnabler: Sendable {
     public func checkPreauthorizedResources(_ resources: [String], cache: Bool = true) {
         enqueue {
             let allowed = (try? await self.core.preauthorize(resources, cache: cache)) ?? []
-            self.callback { $0.preauthorizedResources(allowed) }
+            self.send(self.translator.preauthorized(allowed))
         }
     }
 
@@ -384,7 +307,7 @@ public final class AccessEnabler: Sendable {
     public func getAuthorization(_ resource: String, withData data: [String: String] = [:]) {
         enqueue {
             if (try? await self.core.checkAuthentication()) == nil {
-                self.state.withLockedValue { $0.pendingAuthorization = (resource, data) }
+                self.state.withLock { $0.pendingAuthorization = (resource, data) }
                 await self.runAuthentication(forceAuthn: false, providers: nil, featured: [], data: [:])
                 return
             }
@@ -393,33 +316,26 @@ public final class AccessEnabler: Sendable {
     }
 
     private func authorizePending() async {
-        let pending = state.withLockedValue { state -> (resource: String, data: [String: String])? in
+        let pending = state.withLock { state -> (resource: String, data: [String: String])? in
             defer { state.pendingAuthorization = nil }
             return state.pendingAuthorization
         }
         if let pending { await runAuthorization(pending.resource, data: pending.data) }
     }
 
+    /// Authentication first: without it (or without a requestor) the call ends with no login UI.
     private func runAuthorization(_ resource: String, data: [String: String]) async {
-        // Authentication first: without it (or without a requestor) the call ends here, with no login UI.
-        guard let authentication = try? await core.checkAuthentication() else {
-            trackAuthorization(success: false, mvpd: nil, userID: nil, cached: false,
-                               error: AccessEnablerError(.userNotAuthenticated, "the user is not authenticated"))
-            callback { $0.tokenRequestFailed(resource, errorCode: AccessEnablerError.Code.userNotAuthenticated.rawValue, errorDescription: "") }
-            return
+        let outcome: DelegateTranslator.AuthorizationOutcome
+        if let authentication = try? await core.checkAuthentication() {
+            let cached = (try? await core.metadata(.authorizationTTL(resource: resource)))?.value != nil
+            switch await result({ () async throws(AccessEnablerError) in try await core.authorize(resource: resource, data: data) }) {
+            case .success(let token): outcome = .authorized(token, authentication: authentication, cached: cached)
+            case .failure(let error): outcome = .failed(error, authentication: authentication, cached: cached)
+            }
+        } else {
+            outcome = .notAuthenticated
         }
-        let cached = (try? await core.metadata(.authorizationTTL(resource: resource)))?.value != nil
-        do {
-            let token = try await core.authorize(resource: resource, data: data)
-            trackAuthorization(success: true, mvpd: authentication.mvpd, userID: authentication.userID, cached: cached, error: nil)
-            callback { $0.setToken(token, forResource: resource) }
-        } catch {
-            trackAuthorization(success: false, mvpd: authentication.mvpd, userID: authentication.userID, cached: cached, error: error)
-            let code = error.code == .userNotAuthenticated || error.code == .userNotAuthorized ? error.code.rawValue
-                : AccessEnablerError.Code.userNotAuthorized.rawValue
-            let description = error.code == .userNotAuthorized ? error.message : (error.code == .userNotAuthenticated ? "" : error.message)
-            callback { $0.tokenRequestFailed(resource, errorCode: code, errorDescription: description) }
-        }
+        send(translator.authorization(resource, outcome))
     }
 
     // MARK: Logout, provider, metadata
@@ -428,30 +344,12 @@ public final class AccessEnabler: Sendable {
     /// `handleExternalURL` ends it, on tvOS it ends at once. `VSA203` after a platform-SSO login.
     public func logout() {
         enqueue {
-            self.stopPolling()
-            self.state.withLockedValue { $0.pendingAuthorization = nil }
-            do {
-                let outcome = try await self.core.logout()
-                if outcome.platformSSO { self.report(.signOutInSettings) }
-                if let error = outcome.serverError {
-                    self.report(AdvancedStatus(id: error.code.rawValue, level: .warning, message: "logged out here; " + error.message))
-                }
-                if let page = outcome.page {
-                    self.state.withLockedValue { $0.loggingOut = true }
-                    let useSVC = await self.core.currentOptions.handleSVC
-                    self.callback { delegate in
-                        if useSVC { delegate.navigateToUrl(page, useSVC: true) } else { delegate.navigateToUrl(page) }
-                    }
-                } else {
-                    self.authenticationStatus(Self.statusError, Self.userAuthenticated)
-                }
-            } catch let error as AccessEnablerError {
-                // The token store could not be written: the tokens in memory are gone all the same.
-                self.report(AdvancedStatus(id: error.code.rawValue, level: .error, message: error.message))
-                self.authenticationStatus(Self.statusError, Self.userAuthenticated)
-            } catch {
-                self.authenticationStatus(Self.statusError, Self.userAuthenticated)
-            }
+            self.polling.stop()
+            self.state.withLock { $0.pendingAuthorization = nil }
+            let outcome = await self.result { () async throws(AccessEnablerError) in try await self.core.logout() }
+            if case .success(let loggedOut) = outcome, loggedOut.page != nil { self.state.withLock { $0.loggingOut = true } }
+            let useSVC = await self.core.currentOptions.handleSVC
+            self.send(self.translator.logout(outcome, useSVC: useSVC))
         }
     }
 
@@ -459,22 +357,15 @@ public final class AccessEnabler: Sendable {
     public func getSelectedProvider() {
         enqueue {
             let mvpd = try? await self.core.selectedProvider()
-            self.callback { $0.selectedProvider(mvpd ?? nil) }
+            self.send(self.translator.selectedProvider(mvpd ?? nil))
         }
     }
 
     /// `getMetadata:` — answered with `setMetadataStatus` (the request is echoed as the arguments).
     public func getMetadata(_ request: MetadataRequest) {
         enqueue {
-            let opcode: MetadataOpcode
-            switch request {
-            case .authenticationTTL: opcode = .authentication
-            case .authorizationTTL: opcode = .authorization
-            case .deviceID: opcode = .deviceID
-            case .userMetadata: opcode = .userMeta
-            }
             let answer = try? await self.core.metadata(request)
-            self.callback { $0.setMetadataStatus(answer?.value, encrypted: answer?.encrypted ?? false, forKey: opcode, andArguments: request) }
+            self.send(self.translator.metadata(request, answer: answer))
         }
     }
 
@@ -485,14 +376,11 @@ public final class AccessEnabler: Sendable {
             enqueue { continuation.resume() }
         }
     }
-
-    fileprivate func presentDialog(_ dialog: TVProviderDialog) { callback { $0.presentTvProviderDialog(dialog) } }
-    fileprivate func dismissDialog(_ dialog: TVProviderDialog) { callback { $0.dismissTvProviderDialog(dialog) } }
 }
 
 /// Forwards the platform picker to the delegate.
 private struct DelegatePresenter: TVProviderDialogPresenter {
     let enabler: AccessEnabler
-    func present(_ dialog: TVProviderDialog) async { enabler.presentDialog(dialog) }
-    func dismiss(_ dialog: TVProviderDialog) async { enabler.dismissDialog(dialog) }
+    func present(_ dialog: TVProviderDialog) async { enabler.send([.presentTvProviderDialog(dialog)]) }
+    func dismiss(_ dialog: TVProviderDialog) async { enabler.send([.dismissTvProviderDialog(dialog)]) }
 }

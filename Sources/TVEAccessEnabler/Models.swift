@@ -16,8 +16,10 @@ public struct MVPD: Sendable, Hashable, Codable {
     /// The service provider that listed it first; later calls for this MVPD go there.
     public var serviceProvider: URL
 
-    public init(id: String, displayName: String, logoURL: URL? = nil, enablePlatformServices: Bool = false, boardingStatus: String? = nil,
-                platformMappingID: String? = nil, requiredMetadataFields: [String] = [], serviceProvider: URL) {
+    public init(
+        id: String, displayName: String, logoURL: URL? = nil, enablePlatformServices: Bool = false, boardingStatus: String? = nil,
+        platformMappingID: String? = nil, requiredMetadataFields: [String] = [], serviceProvider: URL
+    ) {
         self.id = id
         self.displayName = displayName
         self.logoURL = logoURL

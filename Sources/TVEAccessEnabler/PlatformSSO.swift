@@ -23,9 +23,11 @@ public struct TVProviderMetadataRequest: Sendable, Hashable {
     /// May the framework show its provider picker?
     public var isInterruptionAllowed: Bool
 
-    public init(channelIdentifier: String = "https://saml.sp.auth.adobe.com", providerIdentifiers: [String] = [],
-                featuredProviderIdentifiers: [String] = [], attributeNames: [String] = [], verificationToken: String? = nil,
-                isInterruptionAllowed: Bool = false) {
+    public init(
+        channelIdentifier: String = "https://saml.sp.auth.adobe.com", providerIdentifiers: [String] = [],
+        featuredProviderIdentifiers: [String] = [], attributeNames: [String] = [], verificationToken: String? = nil,
+        isInterruptionAllowed: Bool = false
+    ) {
         self.channelIdentifier = channelIdentifier
         self.providerIdentifiers = providerIdentifiers
         self.featuredProviderIdentifiers = featuredProviderIdentifiers
@@ -98,7 +100,8 @@ public struct AdvancedStatus: Sendable, Hashable, CustomStringConvertible {
     /// The user chose "Other TV Provider" in the platform picker.
     public static let otherProvider = AdvancedStatus(id: "N003", level: .info, message: "the user chose another TV provider")
     /// The user picked a provider this requestor does not support.
-    public static let unsupportedProvider = AdvancedStatus(id: "N004", level: .warning, message: "the selected TV provider is not supported")
+    public static let unsupportedProvider = AdvancedStatus(
+        id: "N004", level: .warning, message: "the selected TV provider is not supported")
     /// The user cancelled the platform picker.
     public static let pickerCancelled = AdvancedStatus(id: "N005", level: .info, message: "the user cancelled the TV provider picker")
     /// The user denied the TV-provider permission.
@@ -111,11 +114,13 @@ public struct AdvancedStatus: Sendable, Hashable, CustomStringConvertible {
     }
     /// The framework could not be reached.
     public static func frameworkError(_ details: String) -> AdvancedStatus {
-        AdvancedStatus(id: "APPL_ERROR", level: .error, message: "the single-sign-on framework failed", details: String(details.prefix(500)))
+        AdvancedStatus(
+            id: "APPL_ERROR", level: .error, message: "the single-sign-on framework failed", details: String(details.prefix(500)))
     }
     /// Logged out after a platform-SSO login: the user must also sign out in the system settings.
-    public static let signOutInSettings = AdvancedStatus(id: "VSA203", level: .info,
-                                                         message: "sign out of the TV provider in Settings too (Settings > TV Provider)")
+    public static let signOutInSettings = AdvancedStatus(
+        id: "VSA203", level: .info,
+        message: "sign out of the TV provider in Settings too (Settings > TV Provider)")
     /// tvOS: show this registration code; the flow layer polls until it is used on a second screen.
     public static func registrationCode(_ code: String) -> AdvancedStatus {
         AdvancedStatus(id: "REGCODE", level: .info, message: code)

@@ -35,8 +35,10 @@ actor ServiceProviderClient {
     private var clientCredentials: (id: String, secret: String)?
     private var accessToken: (token: String, expires: Int64)?
 
-    init(baseURL: URL, requestor: String, identity: ClientIdentity, transport: any EntitlementTransport, deviceInfo: String,
-         extraFields: [(String, String)], clock: any MediaTokenClock, sleep: @escaping @Sendable (Duration) async -> Void) {
+    init(
+        baseURL: URL, requestor: String, identity: ClientIdentity, transport: any EntitlementTransport, deviceInfo: String,
+        extraFields: [(String, String)], clock: any MediaTokenClock, sleep: @escaping @Sendable (Duration) async -> Void
+    ) {
         self.extraFields = extraFields
         self.baseURL = baseURL
         self.requestor = requestor
@@ -66,14 +68,18 @@ actor ServiceProviderClient {
     static func formEncode(_ fields: [(String, String)]) -> String {
         var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         allowed.insert(charactersIn: "-._~")
-        return fields.map { "\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
-            .joined(separator: "&")
+        return fields.map {
+            "\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+        }
+        .joined(separator: "&")
     }
 
     /// Sends an API call with the client credential; retries once with a fresh access token after a 401, and backs
     /// off on 429.
-    func call(_ method: String, _ path: String, query: [(String, String)] = [], form: [(String, String)]? = nil,
-              authenticated: Bool = true) async throws(AccessEnablerError) -> EntitlementHTTPResponse {
+    func call(
+        _ method: String, _ path: String, query: [(String, String)] = [], form: [(String, String)]? = nil,
+        authenticated: Bool = true
+    ) async throws(AccessEnablerError) -> EntitlementHTTPResponse {
         var refreshed = false
         var attempt = 0
         var wait = Duration.seconds(1)
@@ -88,8 +94,10 @@ actor ServiceProviderClient {
                     fields.append(("signed_requestor_id", signature))
                 case .clientless(let publicKey, let secret):
                     do {
-                        headers["Authorization"] = try ClientlessRequestSigner(requestorID: requestor, publicKey: publicKey, secret: secret, clock: clock)
-                            .authorizationHeader(method: method, requestURI: path)
+                        headers["Authorization"] = try ClientlessRequestSigner(
+                            requestorID: requestor, publicKey: publicKey, secret: secret, clock: clock
+                        )
+                        .authorizationHeader(method: method, requestURI: path)
                     } catch {
                         throw AccessEnablerError(.internalError, "the clientless signature could not be made")
                     }
@@ -108,7 +116,9 @@ actor ServiceProviderClient {
             }
             if response.status == 429 {
                 attempt += 1
-                if Task.isCancelled { throw AccessEnablerError(.throttled, "the service provider throttled \(method) \(path)", httpStatus: 429) }
+                if Task.isCancelled {
+                    throw AccessEnablerError(.throttled, "the service provider throttled \(method) \(path)", httpStatus: 429)
+                }
                 guard attempt <= Self.maximumRetries else {
                     throw AccessEnablerError(.throttled, "the service provider throttled \(method) \(path)", httpStatus: 429)
                 }
@@ -162,26 +172,37 @@ actor ServiceProviderClient {
 
     private func fetchBearer() async throws(AccessEnablerError) -> String {
         let now = clock.nowMilliseconds
-        guard case .softwareStatement(let statement, let redirectURI) = identity else { throw AccessEnablerError(.internalError, "no software statement") }
+        guard case .softwareStatement(let statement, let redirectURI) = identity else {
+            throw AccessEnablerError(.internalError, "no software statement")
+        }
         if clientCredentials == nil {
             var body: [String: JSONValue] = ["software_statement": .string(statement)]
             if let redirectURI { body["redirect_uri"] = .string(redirectURI) }
-            let response = try await send(EntitlementHTTPRequest(method: "POST", url: url("/o/client/register"),
-                                                                 headers: ["Content-Type": "application/json", "X-Device-Info": deviceInfo],
-                                                                 body: Data(JSONValue.object(body).jsonText.utf8)))
+            let response = try await send(
+                EntitlementHTTPRequest(
+                    method: "POST", url: url("/o/client/register"),
+                    headers: ["Content-Type": "application/json", "X-Device-Info": deviceInfo],
+                    body: Data(JSONValue.object(body).jsonText.utf8)))
             guard response.status == 201, case .object(let fields)? = JSONValue(jsonText: response.body),
-                  let id = fields["client_id"]?.stringValue, let secret = fields["client_secret"]?.stringValue else {
-                throw AccessEnablerError(.notRegistered, "client registration failed (\(Self.describe(response)))", httpStatus: response.status)
+                let id = fields["client_id"]?.stringValue, let secret = fields["client_secret"]?.stringValue
+            else {
+                throw AccessEnablerError(
+                    .notRegistered, "client registration failed (\(Self.describe(response)))", httpStatus: response.status)
             }
             clientCredentials = (id, secret)
         }
         guard let credentials = clientCredentials else { throw AccessEnablerError(.notRegistered, "no client credentials") }
-        let response = try await send(EntitlementHTTPRequest(
-            method: "POST", url: url("/o/client/token"),
-            headers: ["Content-Type": "application/x-www-form-urlencoded", "X-Device-Info": deviceInfo],
-            body: Data(Self.formEncode([("client_id", credentials.id), ("client_secret", credentials.secret), ("grant_type", "client_credentials")]).utf8)))
+        let response = try await send(
+            EntitlementHTTPRequest(
+                method: "POST", url: url("/o/client/token"),
+                headers: ["Content-Type": "application/x-www-form-urlencoded", "X-Device-Info": deviceInfo],
+                body: Data(
+                    Self.formEncode([
+                        ("client_id", credentials.id), ("client_secret", credentials.secret), ("grant_type", "client_credentials"),
+                    ]).utf8)))
         guard response.status == 201 || response.status == 200, case .object(let fields)? = JSONValue(jsonText: response.body),
-              let token = fields["access_token"]?.stringValue, let lifetime = fields["expires_in"]?.integerValue else {
+            let token = fields["access_token"]?.stringValue, let lifetime = fields["expires_in"]?.integerValue
+        else {
             if response.status == 401 { clientCredentials = nil }
             throw AccessEnablerError(.accessTokenError, "no access token (\(Self.describe(response)))", httpStatus: response.status)
         }
@@ -193,7 +214,8 @@ actor ServiceProviderClient {
     static func describe(_ response: EntitlementHTTPResponse) -> String {
         var text = "HTTP \(response.status)"
         if case .object(let fields)? = JSONValue(jsonText: response.body) {
-            let message = fields["details"]?.stringValue ?? fields["message"]?.stringValue ?? fields["error_description"]?.stringValue
+            let message =
+                fields["details"]?.stringValue ?? fields["message"]?.stringValue ?? fields["error_description"]?.stringValue
                 ?? fields["error"]?.stringValue
             if let message { text += ": " + String(message.prefix(300)) }
         }

@@ -7,27 +7,35 @@ extension ServiceProviderClient {
         let response = try await call("GET", "/api/v1/config/\(Self.pathSegment(requestor))")
         switch response.status {
         case 200: break
-        case 400, 404: throw AccessEnablerError(.invalidRequestor, "the service provider does not know the requestor", httpStatus: response.status)
+        case 400, 404:
+            throw AccessEnablerError(.invalidRequestor, "the service provider does not know the requestor", httpStatus: response.status)
         case 401: throw AccessEnablerError(.accessTokenError, "the service provider refused the client credential", httpStatus: 401)
-        default: throw AccessEnablerError(.configurationUnavailable, "configuration failed (\(Self.describe(response)))", httpStatus: response.status)
+        default:
+            throw AccessEnablerError(
+                .configurationUnavailable, "configuration failed (\(Self.describe(response)))", httpStatus: response.status)
         }
         let root = try Self.json(response, "configuration")
         guard case .object(let requestorObject)? = root["requestor"], case .object(let mvpdsObject)? = requestorObject["mvpds"],
-              case .array(let entries)? = mvpdsObject["mvpd"] else {
+            case .array(let entries)? = mvpdsObject["mvpd"]
+        else {
             throw AccessEnablerError(.configurationUnavailable, "the configuration has no requestor.mvpds.mvpd list")
         }
         // An entry with an empty or oversized field is left out: the list is shown to users and stored with a login.
         func short(_ text: String?, _ limit: Int) -> Bool { (text?.utf8.count ?? 0) <= limit }
         return entries.prefix(1000).compactMap { entry -> MVPD? in
             guard case .object(let fields) = entry, let id = fields["id"]?.stringValue, !id.isEmpty, short(id, 256),
-                  short(fields["displayName"]?.stringValue, 1024), short(fields["logoURL"]?.stringValue, 2048),
-                  short(fields["boardingStatus"]?.stringValue, 64), short(fields["platformMappingId"]?.stringValue, 256) else { return nil }
-            let required = (fields["requiredMetadataFields"]?.arrayValue?.compactMap(\.stringValue) ?? []).prefix(64).filter { short($0, 256) }
-            return MVPD(id: id, displayName: fields["displayName"]?.stringValue ?? id,
-                        logoURL: fields["logoURL"]?.stringValue.flatMap(URL.init(string:)),
-                        enablePlatformServices: fields["enablePlatformServices"]?.boolValue ?? false,
-                        boardingStatus: fields["boardingStatus"]?.stringValue, platformMappingID: fields["platformMappingId"]?.stringValue,
-                        requiredMetadataFields: required, serviceProvider: baseURL)
+                short(fields["displayName"]?.stringValue, 1024), short(fields["logoURL"]?.stringValue, 2048),
+                short(fields["boardingStatus"]?.stringValue, 64), short(fields["platformMappingId"]?.stringValue, 256)
+            else { return nil }
+            let required = (fields["requiredMetadataFields"]?.arrayValue?.compactMap(\.stringValue) ?? []).prefix(64).filter {
+                short($0, 256)
+            }
+            return MVPD(
+                id: id, displayName: fields["displayName"]?.stringValue ?? id,
+                logoURL: fields["logoURL"]?.stringValue.flatMap(URL.init(string:)),
+                enablePlatformServices: fields["enablePlatformServices"]?.boolValue ?? false,
+                boardingStatus: fields["boardingStatus"]?.stringValue, platformMappingID: fields["platformMappingId"]?.stringValue,
+                requiredMetadataFields: required, serviceProvider: baseURL)
         }
     }
 
@@ -37,7 +45,8 @@ extension ServiceProviderClient {
         if let mvpd { form.append(("mvpd", mvpd)) }
         let response = try await call("POST", "/reggie/v1/\(Self.pathSegment(requestor))/regcode", form: form)
         guard response.status == 201, let code = try Self.json(response, "registration code")["code"]?.stringValue else {
-            throw AccessEnablerError(.genericAuthentication, "no registration code (\(Self.describe(response)))", httpStatus: response.status)
+            throw AccessEnablerError(
+                .genericAuthentication, "no registration code (\(Self.describe(response)))", httpStatus: response.status)
         }
         return code
     }
@@ -45,7 +54,9 @@ extension ServiceProviderClient {
     /// The page the app opens for the MVPD login (`GET /api/v1/authenticate`).
     /// `data` (from `getAuthentication:withData:`) travels as `generic_data`, a JSON object.
     func authenticationURL(mvpd: String, registrationCode: String, redirectURL: String, data: [String: String] = [:]) -> URL {
-        var fields = [("requestor_id", requestor), ("mso_id", mvpd), ("reg_code", registrationCode), ("noflash", "true"), ("no_iframe", "true")]
+        var fields = [
+            ("requestor_id", requestor), ("mso_id", mvpd), ("reg_code", registrationCode), ("noflash", "true"), ("no_iframe", "true"),
+        ]
         if !data.isEmpty { fields.append(("generic_data", JSONValue.object(data.mapValues { .string($0) }).jsonText)) }
         // redirect_url comes last, as Adobe asks.
         return url("/api/v1/authenticate", fields + [("redirect_url", redirectURL)])
@@ -58,18 +69,22 @@ extension ServiceProviderClient {
         case 200:
             let fields = try Self.json(response, "authentication token")
             guard let mvpd = fields["mvpd"]?.stringValue, let userID = fields["userId"]?.stringValue,
-                  let expires = fields["expires"]?.stringValue.flatMap({ Int64($0) }) ?? fields["expires"]?.integerValue else {
+                let expires = fields["expires"]?.stringValue.flatMap({ Int64($0) }) ?? fields["expires"]?.integerValue
+            else {
                 throw AccessEnablerError(.internalAuthentication, "the authentication token lacks mvpd, userId or expires")
             }
             return AuthenticationToken(requestor: requestor, mvpd: mvpd, userID: userID, expires: expires, platformSSO: platformSSO)
         case 404, 410, 412: return nil
-        default: throw AccessEnablerError(.genericAuthentication, "tokens/authn failed (\(Self.describe(response)))", httpStatus: response.status)
+        default:
+            throw AccessEnablerError(
+                .genericAuthentication, "tokens/authn failed (\(Self.describe(response)))", httpStatus: response.status)
         }
     }
 
     /// `GET /api/v1/authorize`.
     /// `data` (from `checkAuthorization:withData:`) travels as `generic_data`, a JSON object.
-    func authorize(deviceID: String, resource: String, data: [String: String] = [:]) async throws(AccessEnablerError) -> AuthorizationToken {
+    func authorize(deviceID: String, resource: String, data: [String: String] = [:]) async throws(AccessEnablerError) -> AuthorizationToken
+    {
         var query = [("requestor", requestor), ("deviceId", deviceID), ("resource", resource)]
         if !data.isEmpty { query.append(("generic_data", JSONValue.object(data.mapValues { .string($0) }).jsonText)) }
         let response = try await call("GET", "/api/v1/authorize", query: query)
@@ -77,25 +92,30 @@ extension ServiceProviderClient {
         case 200:
             let fields = try Self.json(response, "authorization")
             guard let mvpd = fields["mvpd"]?.stringValue,
-                  let expires = fields["expires"]?.stringValue.flatMap({ Int64($0) }) ?? fields["expires"]?.integerValue else {
+                let expires = fields["expires"]?.stringValue.flatMap({ Int64($0) }) ?? fields["expires"]?.integerValue
+            else {
                 throw AccessEnablerError(.internalAuthorization, "the authorization lacks mvpd or expires")
             }
             return AuthorizationToken(resource: resource, mvpd: mvpd, expires: expires)
         case 403:
             // The MVPD's message, passed through.
             if let details = Self.details(response), case .object(let fields)? = JSONValue(jsonText: response.body),
-               fields["code"]?.stringValue?.hasPrefix("authentication") == true || fields["message"]?.stringValue == "User not Authenticated Error" {
+                fields["code"]?.stringValue?.hasPrefix("authentication") == true
+                    || fields["message"]?.stringValue == "User not Authenticated Error"
+            {
                 throw AccessEnablerError(.userNotAuthenticated, details, httpStatus: 403)
             }
             throw AccessEnablerError(.userNotAuthorized, Self.details(response) ?? "the MVPD denied the authorization", httpStatus: 403)
         case 412: throw AccessEnablerError(.userNotAuthenticated, "the device is not authenticated", httpStatus: 412)
-        default: throw AccessEnablerError(.genericAuthorization, "authorize failed (\(Self.describe(response)))", httpStatus: response.status)
+        default:
+            throw AccessEnablerError(.genericAuthorization, "authorize failed (\(Self.describe(response)))", httpStatus: response.status)
         }
     }
 
     /// `GET /api/v1/tokens/media`: the Base64 short media token.
     func mediaToken(deviceID: String, resource: String) async throws(AccessEnablerError) -> String {
-        let response = try await call("GET", "/api/v1/tokens/media", query: [("requestor", requestor), ("deviceId", deviceID), ("resource", resource)])
+        let response = try await call(
+            "GET", "/api/v1/tokens/media", query: [("requestor", requestor), ("deviceId", deviceID), ("resource", resource)])
         switch response.status {
         case 200:
             guard let token = try Self.json(response, "media token")["serializedToken"]?.stringValue, !token.isEmpty else {
@@ -103,20 +123,23 @@ extension ServiceProviderClient {
             }
             return token
         case 412: throw AccessEnablerError(.userNotAuthenticated, "the device is not authenticated", httpStatus: 412)
-        default: throw AccessEnablerError(.genericAuthorization, "tokens/media failed (\(Self.describe(response)))", httpStatus: response.status)
+        default:
+            throw AccessEnablerError(.genericAuthorization, "tokens/media failed (\(Self.describe(response)))", httpStatus: response.status)
         }
     }
 
     /// `GET /api/v1/preauthorize`.
     func preauthorize(deviceID: String, resources: [String]) async throws(AccessEnablerError) -> [PreauthorizationDecision] {
-        let response = try await call("GET", "/api/v1/preauthorize",
-                                      query: [("requestor", requestor), ("deviceId", deviceID), ("resource", resources.joined(separator: ","))])
+        let response = try await call(
+            "GET", "/api/v1/preauthorize",
+            query: [("requestor", requestor), ("deviceId", deviceID), ("resource", resources.joined(separator: ","))])
         switch response.status {
         case 200: break
         case 403, 412: throw AccessEnablerError(.userNotAuthenticated, "the device is not authenticated", httpStatus: response.status)
         case 400 where (try? Self.json(response, "error"))?["code"]?.stringValue == "too_many_resources":
             throw AccessEnablerError(.tooManyResources, "too many resources in one preauthorization", httpStatus: 400)
-        default: throw AccessEnablerError(.genericAuthorization, "preauthorize failed (\(Self.describe(response)))", httpStatus: response.status)
+        default:
+            throw AccessEnablerError(.genericAuthorization, "preauthorize failed (\(Self.describe(response)))", httpStatus: response.status)
         }
         guard case .array(let items)? = try Self.json(response, "preauthorization")["resources"] else {
             throw AccessEnablerError(.genericAuthorization, "the preauthorization has no resources list")
@@ -134,7 +157,8 @@ extension ServiceProviderClient {
         switch response.status {
         case 200: return response.body
         case 403, 412: throw AccessEnablerError(.userNotAuthenticated, "the device is not authenticated", httpStatus: response.status)
-        default: throw AccessEnablerError(.internalError, "tokens/usermetadata failed (\(Self.describe(response)))", httpStatus: response.status)
+        default:
+            throw AccessEnablerError(.internalError, "tokens/usermetadata failed (\(Self.describe(response)))", httpStatus: response.status)
         }
     }
 
@@ -153,8 +177,9 @@ extension ServiceProviderClient {
 
     /// `GET /api/v1/{requestor}/profile-requests/{mvpd}`: the opaque payload the platform SSO framework needs.
     func profileRequest(mvpd: String, deviceID: String, deviceType: String) async throws(AccessEnablerError) -> String {
-        let response = try await call("GET", "/api/v1/\(Self.pathSegment(requestor))/profile-requests/\(Self.pathSegment(mvpd))",
-                                      query: [("deviceId", deviceID), ("deviceType", deviceType)])
+        let response = try await call(
+            "GET", "/api/v1/\(Self.pathSegment(requestor))/profile-requests/\(Self.pathSegment(mvpd))",
+            query: [("deviceId", deviceID), ("deviceType", deviceType)])
         guard response.status == 200, response.body.count <= 64 * 1024 else {
             throw AccessEnablerError(.platformSSO, "profile request failed (\(Self.describe(response)))", httpStatus: response.status)
         }
@@ -167,10 +192,15 @@ extension ServiceProviderClient {
         let normalized = samlResponse.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "")
             .split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ").trimmingCharacters(in: .whitespaces)
         let value = normalized.hasPrefix("<") ? Data(normalized.utf8).base64EncodedString() : normalized
-        let response = try await call("POST", "/api/v1/tokens/authn", form: [("requestor", requestor), ("deviceId", deviceID), ("mvpd", mvpd),
-                                                                             ("deviceType", deviceType), ("SAMLResponse", value)])
+        let response = try await call(
+            "POST", "/api/v1/tokens/authn",
+            form: [
+                ("requestor", requestor), ("deviceId", deviceID), ("mvpd", mvpd),
+                ("deviceType", deviceType), ("SAMLResponse", value),
+            ])
         guard response.status == 204 || response.status == 200 else {
-            throw AccessEnablerError(.genericAuthentication, "the token exchange failed (\(Self.describe(response)))", httpStatus: response.status)
+            throw AccessEnablerError(
+                .genericAuthentication, "the token exchange failed (\(Self.describe(response)))", httpStatus: response.status)
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
-import NIOConcurrencyHelpers
+import TVECrypto
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One HTTP request of the flow layer.
@@ -118,16 +118,18 @@ private final class PendingRequests: NSObject, URLSessionDataDelegate, @unchecke
         var body = Data()
     }
 
-    private let entries = NIOLockedValueBox<[Int: Entry]>([:])
+    private let entries = Locked<[Int: Entry]>([:])
 
-    func register(_ identifier: Int, task: URLSessionDataTask, limit: Int, continuation: CheckedContinuation<EntitlementHTTPResponse, any Error>) {
-        entries.withLockedValue { $0[identifier] = Entry(task: task, continuation: continuation, limit: limit) }
+    func register(
+        _ identifier: Int, task: URLSessionDataTask, limit: Int, continuation: CheckedContinuation<EntitlementHTTPResponse, any Error>
+    ) {
+        entries.withLock { $0[identifier] = Entry(task: task, continuation: continuation, limit: limit) }
     }
 
     /// Ends the request with `result` unless it has ended already; returns its task when this call ended it.
     @discardableResult
     func finish(_ identifier: Int, _ result: Result<EntitlementHTTPResponse, any Error>) -> URLSessionDataTask? {
-        guard let entry = entries.withLockedValue({ $0.removeValue(forKey: identifier) }) else { return nil }
+        guard let entry = entries.withLock({ $0.removeValue(forKey: identifier) }) else { return nil }
         entry.continuation.resume(with: result)
         return entry.task
     }
@@ -141,10 +143,12 @@ private final class PendingRequests: NSObject, URLSessionDataDelegate, @unchecke
         AccessEnablerError(.internalError, "the service provider's answer is over \(limit) bytes")
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         let identifier = dataTask.taskIdentifier
-        let limit = entries.withLockedValue { entries -> Int? in
+        let limit = entries.withLock { entries -> Int? in
             entries[identifier]?.response = response as? HTTPURLResponse
             return entries[identifier]?.limit
         }
@@ -159,7 +163,7 @@ private final class PendingRequests: NSObject, URLSessionDataDelegate, @unchecke
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier
-        let overLimit = entries.withLockedValue { entries -> Int? in
+        let overLimit = entries.withLock { entries -> Int? in
             guard var entry = entries[identifier] else { return nil }
             guard entry.body.count + data.count <= entry.limit else { return entry.limit }
             entry.body.append(data)
@@ -171,7 +175,7 @@ private final class PendingRequests: NSObject, URLSessionDataDelegate, @unchecke
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let identifier = task.taskIdentifier
-        let entry = entries.withLockedValue { $0[identifier] }
+        let entry = entries.withLock { $0[identifier] }
         guard let entry else { return }
         if let error {
             finish(identifier, .failure(error))
@@ -184,8 +188,10 @@ private final class PendingRequests: NSObject, URLSessionDataDelegate, @unchecke
         }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 }

@@ -17,9 +17,13 @@ struct AsyncFlowTests {
             #expect(mvpds.last?.enablePlatformServices == true && mvpds.last?.boardingStatus == "SUPPORTED")
             await #expect(throws: AccessEnablerError.self) { try await enabler.checkAuthentication() }
 
-            guard case .selectProvider(let offered) = try await enabler.startAuthentication() else { Issue.record("no provider dialog"); return }
+            guard case .selectProvider(let offered) = try await enabler.startAuthentication() else {
+                Issue.record("no provider dialog"); return
+            }
             #expect(offered.count == 2)
-            guard case .navigate(let url, let useSVC) = try await enabler.selectProvider("SandboxCable") else { Issue.record("no URL"); return }
+            guard case .navigate(let url, let useSVC) = try await enabler.selectProvider("SandboxCable") else {
+                Issue.record("no URL"); return
+            }
             #expect(!useSVC)
             let outcome = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password")
             guard case .redirect(let redirect) = outcome else { Issue.record("the login did not redirect: \(outcome)"); return }
@@ -28,11 +32,15 @@ struct AsyncFlowTests {
             #expect(token.mvpd == "SandboxCable" && token.userID == "viewer")
             #expect(try await enabler.checkAuthentication() == token)
             #expect(try await enabler.selectedProvider()?.id == "SandboxCable")
-            if case .authenticated = try await enabler.startAuthentication() {} else { Issue.record("getAuthentication should find the token") }
+            if case .authenticated = try await enabler.startAuthentication() {
+            } else {
+                Issue.record("getAuthentication should find the token")
+            }
 
             #expect(try await enabler.preauthorize(["news", "mature-show", "premium-sports"]) == ["news"])
             let mediaToken = try await enabler.authorize(resource: "news")
-            let verifier = try MediaTokenVerifier(trustedKeys: [provider.keys.mediaTokenKey.publicKey], requestorID: "tvekit-sandbox", clock: provider.clock)
+            let verifier = try MediaTokenVerifier(
+                trustedKeys: [provider.keys.mediaTokenKey.publicKey], requestorID: "tvekit-sandbox", clock: provider.clock)
             #expect(verifier.verify(mediaToken, resourceID: "news").result == .validToken)
             do {
                 _ = try await enabler.authorize(resource: "mature-show")
@@ -43,7 +51,9 @@ struct AsyncFlowTests {
             }
 
             #expect(try await enabler.metadata(.userMetadata(key: "zip")).value == .array([.string("12345")]))
-            #expect(try await enabler.metadata(.userMetadata(key: "householdID")) == MetadataAnswer(value: .string("hh-0001"), encrypted: false))
+            #expect(
+                try await enabler.metadata(.userMetadata(key: "householdID")) == MetadataAnswer(value: .string("hh-0001"), encrypted: false)
+            )
             #expect(try await enabler.metadata(.authenticationTTL).value == .string(String(token.expires)))
             #expect(try await enabler.metadata(.authorizationTTL(resource: "news")).value != nil)
             #expect(try await enabler.metadata(.deviceID).value?.stringValue?.count == 32)

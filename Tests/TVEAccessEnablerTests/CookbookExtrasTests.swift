@@ -17,13 +17,18 @@ struct CookbookExtrasTests {
             enabler.checkAuthorization("news")
             await enabler.drain()
             guard case .token(let token, "news")? = recorder.flow.last else { Issue.record("\(recorder.flow)"); return }
-            let service = try VerificationService(trustedKeys: [provider.keys.mediaTokenKey.publicKey], requestorIDs: ["tvekit-sandbox"],
-                                                  clock: provider.clock)
+            let service = try VerificationService(
+                trustedKeys: [provider.keys.mediaTokenKey.publicKey], requestorIDs: ["tvekit-sandbox"],
+                clock: provider.clock)
             try await LocalServer.run(service.router()) { url in
                 func verify() async throws -> String? {
-                    let body = Data(JSONValue.object(["token": .string(token), "requestor": .string("tvekit-sandbox"), "resource": .string("news")]).jsonText.utf8)
-                    let response = try await URLSessionTransport().send(EntitlementHTTPRequest(
-                        method: "POST", url: url.appendingPathComponent("verify"), headers: ["Content-Type": "application/json"], body: body))
+                    let body = Data(
+                        JSONValue.object(["token": .string(token), "requestor": .string("tvekit-sandbox"), "resource": .string("news")])
+                            .jsonText.utf8)
+                    let response = try await URLSessionTransport().send(
+                        EntitlementHTTPRequest(
+                            method: "POST", url: url.appendingPathComponent("verify"), headers: ["Content-Type": "application/json"],
+                            body: body))
                     return JSONValue(jsonText: response.body)?.objectValue?["result"]?.stringValue
                 }
                 let first = try await verify()
@@ -50,10 +55,14 @@ struct CookbookExtrasTests {
             #expect(guid == (try InsecureDigest.md5(Array(userID.utf8))).map { String(format: "%02x", $0) }.joined())
             #expect(guid.count == 32 && guid.allSatisfy(\.isHexDigit))
             #expect(tracking.contains { $0.0 == .getSelectedProvider && $0.1 == ["SandboxCable", "mobile", "ios", "iOS"] })
-            #expect(tracking.contains { $0.0 == .authentication && $0.1 == ["true", "SandboxCable", guid, "false", "mobile", "ios", "iOS"] })
+            #expect(
+                tracking.contains { $0.0 == .authentication && $0.1 == ["true", "SandboxCable", guid, "false", "mobile", "ios", "iOS"] })
             let authorizations = tracking.filter { $0.0 == .authorization }.map(\.1)
-            #expect(authorizations == [["true", "SandboxCable", guid, "false", "", "", "mobile", "ios", "iOS"],
-                                       ["true", "SandboxCable", guid, "true", "", "", "mobile", "ios", "iOS"]])
+            #expect(
+                authorizations == [
+                    ["true", "SandboxCable", guid, "false", "", "", "mobile", "ios", "iOS"],
+                    ["true", "SandboxCable", guid, "true", "", "", "mobile", "ios", "iOS"],
+                ])
         }
     }
 

@@ -13,7 +13,8 @@ struct DelegateFlowTests {
     /// Logs in through the page of the last `navigateToUrl` and hands the redirect back, as an app's web view would.
     static func completeWebLogin(_ enabler: AccessEnabler, _ recorder: Recorder, username: String = "viewer") async throws {
         let url = try #require(recorder.lastNavigation)
-        guard case .redirect(let redirect) = try await SandboxBrowser().navigate(to: url, username: username, password: "sandbox-password") else {
+        guard case .redirect(let redirect) = try await SandboxBrowser().navigate(to: url, username: username, password: "sandbox-password")
+        else {
             Issue.record("the login page did not return to the app")
             return
         }
@@ -31,9 +32,15 @@ struct DelegateFlowTests {
             enabler.getAuthentication()
             enabler.getSelectedProvider()
             await enabler.drain()
-            #expect(recorder.flow == [.requestorComplete(1), .authenticationStatus(0, "USER_NOT_AUTHENTICATED_ERROR"),
-                                      .providerDialog(["SandboxCable", "SandboxSSO"]), .selected(nil)])
-            #expect(recorder.all.contains { if case .tracking(.authentication, let data) = $0 { data.first == "false" && data.count == 7 } else { false } })
+            #expect(
+                recorder.flow == [
+                    .requestorComplete(1), .authenticationStatus(0, "USER_NOT_AUTHENTICATED_ERROR"),
+                    .providerDialog(["SandboxCable", "SandboxSSO"]), .selected(nil),
+                ])
+            #expect(
+                recorder.all.contains {
+                    if case .tracking(.authentication, let data) = $0 { data.first == "false" && data.count == 7 } else { false }
+                })
         }
     }
 
@@ -86,7 +93,8 @@ struct DelegateFlowTests {
             let flow = recorder.flow
             #expect(flow.suffix(2).first == .authenticationStatus(1, ""))
             guard case .token(let token, "news")? = flow.last else { Issue.record("no setToken: \(flow)"); return }
-            let verifier = try MediaTokenVerifier(trustedKeys: [provider.keys.mediaTokenKey.publicKey], requestorID: "tvekit-sandbox", clock: provider.clock)
+            let verifier = try MediaTokenVerifier(
+                trustedKeys: [provider.keys.mediaTokenKey.publicKey], requestorID: "tvekit-sandbox", clock: provider.clock)
             #expect(verifier.verify(token, resourceID: "news").result == .validToken)
 
             recorder.reset()
@@ -94,9 +102,15 @@ struct DelegateFlowTests {
             enabler.checkPreauthorizedResources(["news", "mature-show", "premium-sports"])
             enabler.checkPreauthorizedResources(["news"], cache: false)
             await enabler.drain()
-            #expect(recorder.flow == [.failed("mature-show", code: "USER_NOT_AUTHORIZED_ERROR", description: "Your parental controls block this program."),
-                                      .preauthorized(["news"]), .preauthorized(["news"])])
-            #expect(recorder.all.contains { if case .tracking(.authorization, let data) = $0 { data.count == 9 && data[0] == "false" } else { false } })
+            #expect(
+                recorder.flow == [
+                    .failed("mature-show", code: "USER_NOT_AUTHORIZED_ERROR", description: "Your parental controls block this program."),
+                    .preauthorized(["news"]), .preauthorized(["news"]),
+                ])
+            #expect(
+                recorder.all.contains {
+                    if case .tracking(.authorization, let data) = $0 { data.count == 9 && data[0] == "false" } else { false }
+                })
         }
     }
 
@@ -118,14 +132,27 @@ struct DelegateFlowTests {
             let events = recorder.flow
             #expect(events.count == 5)
             #expect(events[3] == .metadata(.array([.string("12345")]), encrypted: false, key: .userMeta))
-            if case .metadata(.object(let rating)?, false, .userMeta) = events[4] { #expect(rating["MPAA"] == .string("PG-13")) } else { Issue.record("\(events[4])") }
-            if case .metadata(.string(let ttl)?, false, .authentication) = events[0] { #expect(Int64(ttl) ?? 0 > provider.clock.nowMilliseconds) } else { Issue.record("\(events[0])") }
-            if case .metadata(.string(let id)?, false, .deviceID) = events[2] { #expect(id.count == 32) } else { Issue.record("\(events[2])") }
+            if case .metadata(.object(let rating)?, false, .userMeta) = events[4] {
+                #expect(rating["MPAA"] == .string("PG-13"))
+            } else {
+                Issue.record("\(events[4])")
+            }
+            if case .metadata(.string(let ttl)?, false, .authentication) = events[0] {
+                #expect(Int64(ttl) ?? 0 > provider.clock.nowMilliseconds)
+            } else {
+                Issue.record("\(events[0])")
+            }
+            if case .metadata(.string(let id)?, false, .deviceID) = events[2] {
+                #expect(id.count == 32)
+            } else {
+                Issue.record("\(events[2])")
+            }
 
             // Without the programmer's key the value arrives encrypted.
             let plainRecorder = Recorder()
-            let core = AsyncAccessEnabler(softwareStatement: provider.softwareStatement,
-                                          configuration: .init(clock: provider.clock, sleep: SleepRecorder().sleep))
+            let core = AsyncAccessEnabler(
+                softwareStatement: provider.softwareStatement,
+                configuration: .init(clock: provider.clock, sleep: SleepRecorder().sleep))
             let other = makeEnabler(core, plainRecorder)
             other.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             other.getAuthentication()
@@ -158,7 +185,10 @@ struct DelegateFlowTests {
             enabler.handleExternalURL(back)
             enabler.checkAuthentication()
             await enabler.drain()
-            #expect(recorder.flow == [.navigate(page, useSVC: false), .authenticationStatus(0, ""), .authenticationStatus(0, "USER_NOT_AUTHENTICATED_ERROR")])
+            #expect(
+                recorder.flow == [
+                    .navigate(page, useSVC: false), .authenticationStatus(0, ""), .authenticationStatus(0, "USER_NOT_AUTHENTICATED_ERROR"),
+                ])
         }
     }
 
@@ -190,9 +220,12 @@ struct DelegateFlowTests {
             #expect(code.count == 7)
             // The user opens the second-screen page on a phone.
             var components = URLComponents(url: provider.url.appendingPathComponent("api/v1/authenticate"), resolvingAgainstBaseURL: false)
-            components?.queryItems = [.init(name: "requestor_id", value: "tvekit-sandbox"), .init(name: "mso_id", value: "SandboxCable"),
-                                      .init(name: "reg_code", value: code)]
-            let outcome = try await SandboxBrowser().navigate(to: try #require(components?.url), username: "viewer", password: "sandbox-password")
+            components?.queryItems = [
+                .init(name: "requestor_id", value: "tvekit-sandbox"), .init(name: "mso_id", value: "SandboxCable"),
+                .init(name: "reg_code", value: code),
+            ]
+            let outcome = try await SandboxBrowser().navigate(
+                to: try #require(components?.url), username: "viewer", password: "sandbox-password")
             if case .page(200, let text) = outcome { #expect(text.contains("signed in")) } else { Issue.record("\(outcome)") }
             let done = await recorder.wait { $0 == .authenticationStatus(1, "") }
             #expect(done != nil)

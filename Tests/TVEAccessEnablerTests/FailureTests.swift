@@ -1,7 +1,7 @@
 import Foundation
-import NIOConcurrencyHelpers
 import Testing
 import TVEAccessEnabler
+import TVECrypto
 import TVEServer
 
 /// A transport that fails on purpose for paths that match, and otherwise passes through.
@@ -13,14 +13,14 @@ final class FaultyTransport: EntitlementTransport {
     }
 
     let inner = URLSessionTransport(timeout: 5)
-    private let faults: NIOLockedValueBox<[(path: String, fault: Fault, remaining: Int)]>
+    private let faults: Locked<[(path: String, fault: Fault, remaining: Int)]>
 
     init(_ faults: [(path: String, fault: Fault, times: Int)]) {
-        self.faults = NIOLockedValueBox(faults.map { ($0.path, $0.fault, $0.times) })
+        self.faults = Locked(faults.map { ($0.path, $0.fault, $0.times) })
     }
 
     func send(_ request: EntitlementHTTPRequest) async throws -> EntitlementHTTPResponse {
-        let fault = faults.withLockedValue { faults -> Fault? in
+        let fault = faults.withLock { faults -> Fault? in
             guard let index = faults.firstIndex(where: { request.url.path.hasPrefix($0.path) && $0.remaining > 0 }) else { return nil }
             faults[index].remaining -= 1
             return faults[index].fault
@@ -29,19 +29,22 @@ final class FaultyTransport: EntitlementTransport {
         case nil: return try await inner.send(request)
         case .unreachable?: throw URLError(.cannotConnectToHost)
         case .timeout?: throw URLError(.timedOut)
-        case .status(let status, let body, let headers)?: return EntitlementHTTPResponse(status: status, headers: headers, body: Data(body.utf8))
+        case .status(let status, let body, let headers)?:
+            return EntitlementHTTPResponse(status: status, headers: headers, body: Data(body.utf8))
         }
     }
 }
 
 @Suite("AccessEnabler: failures, back-off, storage, several service providers")
 struct FailureTests {
-    @Test("setRequestor fails with status 0 when the provider is down, answers 500, times out or sends malformed JSON", arguments: [
-        ("down", FaultyTransport.Fault.unreachable),
-        ("500", .status(500, body: #"{"status":500,"message":"Internal Error"}"#)),
-        ("slow", .timeout),
-        ("malformed", .status(200, body: #"{"requestor": {"mvpds": "#)),
-    ])
+    @Test(
+        "setRequestor fails with status 0 when the provider is down, answers 500, times out or sends malformed JSON",
+        arguments: [
+            ("down", FaultyTransport.Fault.unreachable),
+            ("500", .status(500, body: #"{"status":500,"message":"Internal Error"}"#)),
+            ("slow", .timeout),
+            ("malformed", .status(200, body: #"{"requestor": {"mvpds": "#)),
+        ])
     func configurationFailures(name: String, fault: FaultyTransport.Fault) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
@@ -57,10 +60,13 @@ struct FailureTests {
         }
     }
 
-    @Test("several service providers: configurations merged, the first responder keeps a duplicate, each MVPD's calls go to its provider; one down is tolerated")
+    @Test(
+        "several service providers: configurations merged, the first responder keeps a duplicate, each MVPD's calls go to its provider; one down is tolerated"
+    )
     func severalProviders() async throws {
         var second = ServiceProviderConfiguration.sandbox
-        second.mvpds.append(.init(id: "OtherCable", displayName: "Other Cable", users: [.init(username: "other", password: "sandbox-password")]))
+        second.mvpds.append(
+            .init(id: "OtherCable", displayName: "Other Cable", users: [.init(username: "other", password: "sandbox-password")]))
         second.requestors[0].mvpds = ["OtherCable", "SandboxCable"]
         let secondConfiguration = second
         try await withLocalProvider { first in
@@ -71,7 +77,9 @@ struct FailureTests {
                 #expect(mvpds.first { $0.id == "OtherCable" }?.serviceProvider == other.url)
                 guard case .navigate(let url, _) = try await core.selectProvider("OtherCable") else { Issue.record("no URL"); return }
                 #expect(url.port == other.url.port)
-                guard case .redirect(let back) = try await SandboxBrowser().navigate(to: url, username: "other", password: "sandbox-password") else {
+                guard
+                    case .redirect(let back) = try await SandboxBrowser().navigate(to: url, username: "other", password: "sandbox-password")
+                else {
                     Issue.record("no redirect"); return
                 }
                 #expect(try await core.handleExternalURL(back).mvpd == "OtherCable")
@@ -141,7 +149,8 @@ struct FailureTests {
         configuration.authorizationTTL = 60
         try await withLocalProvider(configuration) { provider in
             let deviceClock = TestClock(provider.clock.nowMilliseconds)
-            let core = AsyncAccessEnabler(softwareStatement: provider.softwareStatement, configuration: .init(clock: deviceClock, sleep: SleepRecorder().sleep))
+            let core = AsyncAccessEnabler(
+                softwareStatement: provider.softwareStatement, configuration: .init(clock: deviceClock, sleep: SleepRecorder().sleep))
             try await core.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             try await logIn(core)
             _ = try await core.authorize(resource: "news")
@@ -155,7 +164,9 @@ struct FailureTests {
         }
     }
 
-    @Test("expired tokens: once the authentication's TTL passes, checkAuthentication reports status 0 and checkAuthorization fails unauthenticated")
+    @Test(
+        "expired tokens: once the authentication's TTL passes, checkAuthentication reports status 0 and checkAuthorization fails unauthenticated"
+    )
     func expiredAuthentication() async throws {
         var configuration = ServiceProviderConfiguration.sandbox
         configuration.authenticationTTL = 600
@@ -169,9 +180,46 @@ struct FailureTests {
             enabler.checkAuthorization("news")
             enabler.getMetadata(.authenticationTTL)
             await enabler.drain()
-            #expect(recorder.flow == [.authenticationStatus(0, "USER_NOT_AUTHENTICATED_ERROR"),
-                                      .failed("news", code: "USER_NOT_AUTHENTICATED_ERROR", description: ""),
-                                      .metadata(nil, encrypted: false, key: .authentication)])
+            #expect(
+                recorder.flow == [
+                    .authenticationStatus(0, "USER_NOT_AUTHENTICATED_ERROR"),
+                    .failed("news", code: "USER_NOT_AUTHENTICATED_ERROR", description: ""),
+                    .metadata(nil, encrypted: false, key: .authentication),
+                ])
+        }
+    }
+
+    @Test("logout after platform SSO: a service provider that cannot be told still gives VSA203, the logout page and status 0")
+    func logoutFailureKeepsVSA203() async throws {
+        try await withLocalProvider { provider in
+            let recorder = Recorder()
+            let transport = FaultyTransport([("/api/v1/logout", .status(500, body: #"{"status":500,"message":"Internal Error"}"#), 1)])
+            let core = AsyncAccessEnabler(
+                softwareStatement: provider.softwareStatement,
+                configuration: .init(
+                    transport: transport, clock: provider.clock, sleep: SleepRecorder().sleep,
+                    tvProviderAccount: PlatformSSOTests.account(provider)))
+            let enabler = makeEnabler(core, recorder)
+            enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
+            enabler.getAuthentication()
+            await enabler.drain()
+            #expect(recorder.flow.last == .authenticationStatus(1, ""))
+            recorder.reset()
+            enabler.logout()
+            await enabler.drain()
+            let flow = recorder.flow
+            #expect(flow.first == .status("VSA203", AdvancedStatus.signOutInSettings.message))
+            guard flow.count == 3, case .status("INTERNAL_ERROR", let message) = flow[1], case .navigate(let page, false) = flow[2] else {
+                Issue.record("\(flow)")
+                return
+            }
+            #expect(message.contains("logout failed"))
+            #expect(try await core.logout().page == nil)  // nobody is logged in any more
+            guard case .redirect(let back) = try await SandboxBrowser().navigate(to: page) else { Issue.record("no redirect"); return }
+            recorder.reset()
+            enabler.handleExternalURL(back)
+            await enabler.drain()
+            #expect(recorder.flow == [.authenticationStatus(0, "")])
         }
     }
 }

@@ -9,12 +9,16 @@ import TVETokens
 @Suite("AccessEnabler delegate API: deprecated initialisers and method variants")
 struct LegacyAndVariantTests {
     static func legacyEnabler(_ provider: LocalProvider, _ recorder: Recorder, platform: EntitlementPlatform = .iOS) -> AccessEnabler {
-        let core = AsyncAccessEnabler(configuration: .init(clock: provider.clock, platform: platform, pollingInterval: .milliseconds(50),
-                                                           sleep: SleepRecorder().sleep))
+        let core = AsyncAccessEnabler(
+            configuration: .init(
+                clock: provider.clock, platform: platform, pollingInterval: .milliseconds(50),
+                sleep: SleepRecorder().sleep))
         return makeEnabler(core, recorder)
     }
 
-    @Test("init() + setRequestor(_:signedRequestorID:): every call carries the signed requestor ID; getAuthenticationToken completes the login")
+    @Test(
+        "init() + setRequestor(_:signedRequestorID:): every call carries the signed requestor ID; getAuthenticationToken completes the login"
+    )
     func signedRequestorID() async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
@@ -22,8 +26,11 @@ struct LegacyAndVariantTests {
             // Without a software statement or a signed requestor ID, setRequestor cannot identify the app.
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             await enabler.drain()
-            #expect(recorder.flow == [.status("R400", "no software statement: use init(softwareStatement:) or setRequestor(_:signedRequestorID:)"),
-                                      .requestorComplete(0)])
+            #expect(
+                recorder.flow == [
+                    .status("R400", "no software statement: use init(softwareStatement:) or setRequestor(_:signedRequestorID:)"),
+                    .requestorComplete(0),
+                ])
             recorder.reset()
             let signature = try SignedRequestorID.sign("tvekit-sandbox", with: provider.keys.requestorKey)
             enabler.setRequestor("tvekit-sandbox", signedRequestorID: signature, serviceProviders: [provider.url])
@@ -43,28 +50,34 @@ struct LegacyAndVariantTests {
             // A signature by another key is refused by the service provider.
             let forged = Recorder()
             let other = Self.legacyEnabler(provider, forged)
-            other.setRequestor("tvekit-sandbox", signedRequestorID: try SignedRequestorID.sign("tvekit-sandbox", with: provider.keys.metadataKey),
-                               serviceProviders: [provider.url])
+            other.setRequestor(
+                "tvekit-sandbox", signedRequestorID: try SignedRequestorID.sign("tvekit-sandbox", with: provider.keys.metadataKey),
+                serviceProviders: [provider.url])
             await other.drain()
             #expect(forged.flow.last == .requestorComplete(0))
         }
     }
 
-    @Test("tvOS setRequestor(_:signedRequestorID:secret:publicKey:): clientless HMAC on every call, the second-screen login, a wrong secret refused")
+    @Test(
+        "tvOS setRequestor(_:signedRequestorID:secret:publicKey:): clientless HMAC on every call, the second-screen login, a wrong secret refused"
+    )
     func clientless() async throws {
         try await withLocalProvider { provider in
             let signature = try SignedRequestorID.sign("tvekit-sandbox", with: provider.keys.requestorKey)
             let recorder = Recorder()
             let enabler = Self.legacyEnabler(provider, recorder, platform: .tvOS)
-            enabler.setRequestor("tvekit-sandbox", signedRequestorID: signature, serviceProviders: [provider.url],
-                                 secret: "sandbox-secret", publicKey: "sandbox-public-key")
+            enabler.setRequestor(
+                "tvekit-sandbox", signedRequestorID: signature, serviceProviders: [provider.url],
+                secret: "sandbox-secret", publicKey: "sandbox-public-key")
             enabler.getAuthentication()
             enabler.setSelectedProvider("SandboxCable")
             await enabler.drain()
             let code = try #require(recorder.lastRegistrationCode)
             var components = URLComponents(url: provider.url.appendingPathComponent("api/v1/authenticate"), resolvingAgainstBaseURL: false)
-            components?.queryItems = [.init(name: "requestor_id", value: "tvekit-sandbox"), .init(name: "mso_id", value: "SandboxCable"),
-                                      .init(name: "reg_code", value: code)]
+            components?.queryItems = [
+                .init(name: "requestor_id", value: "tvekit-sandbox"), .init(name: "mso_id", value: "SandboxCable"),
+                .init(name: "reg_code", value: code),
+            ]
             _ = try await SandboxBrowser().navigate(to: try #require(components?.url), username: "viewer", password: "sandbox-password")
             #expect(await recorder.wait { $0 == .authenticationStatus(1, "") } != nil)
             enabler.checkAuthorization("news")
@@ -73,14 +86,17 @@ struct LegacyAndVariantTests {
 
             let wrong = Recorder()
             let other = Self.legacyEnabler(provider, wrong, platform: .tvOS)
-            other.setRequestor("tvekit-sandbox", signedRequestorID: signature, serviceProviders: [provider.url], secret: "guess",
-                               publicKey: "sandbox-public-key")
+            other.setRequestor(
+                "tvekit-sandbox", signedRequestorID: signature, serviceProviders: [provider.url], secret: "guess",
+                publicKey: "sandbox-public-key")
             await other.drain()
             #expect(wrong.flow.last == .requestorComplete(0))
         }
     }
 
-    @Test("getAuthentication(forceAuthn:withData:) shows the providers although authenticated; without a platform account the array filter changes nothing")
+    @Test(
+        "getAuthentication(forceAuthn:withData:) shows the providers although authenticated; without a platform account the array filter changes nothing"
+    )
     func forceAuthnAndArrayFilter() async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()

@@ -1,28 +1,37 @@
 import Foundation
-import NIOConcurrencyHelpers
 import Testing
 import TVEAccessEnabler
+import TVECrypto
 import TVEJSON
 import TVEServer
 
 /// The Apple SSO cookbook through the delegate API, with a simulated TV-provider account backed by the sandbox IdP.
 @Suite("AccessEnabler delegate API: platform single sign-on")
 struct PlatformSSOTests {
-    static let ssoSignIn = SandboxTVProviderAccount.SignIn(providerIdentifier: "sandbox-sso", username: "sso-viewer", password: "sandbox-password")
+    static let ssoSignIn = SandboxTVProviderAccount.SignIn(
+        providerIdentifier: "sandbox-sso", username: "sso-viewer", password: "sandbox-password")
 
-    static func enabler(_ provider: LocalProvider, _ recorder: Recorder, account: SandboxTVProviderAccount,
-                        platform: EntitlementPlatform = .iOS) -> AccessEnabler {
-        let core = AsyncAccessEnabler(softwareStatement: provider.softwareStatement, configuration: .init(
-            clock: provider.clock, platform: platform, metadataDecryptor: MetadataDecryptorFactory.make(provider.keys.metadataKey),
-            pollingInterval: .milliseconds(50), sleep: SleepRecorder().sleep, tvProviderAccount: account))
+    static func enabler(
+        _ provider: LocalProvider, _ recorder: Recorder, account: SandboxTVProviderAccount,
+        platform: EntitlementPlatform = .iOS
+    ) -> AccessEnabler {
+        let core = AsyncAccessEnabler(
+            softwareStatement: provider.softwareStatement,
+            configuration: .init(
+                clock: provider.clock, platform: platform, metadataDecryptor: MetadataDecryptorFactory.make(provider.keys.metadataKey),
+                pollingInterval: .milliseconds(50), sleep: SleepRecorder().sleep, tvProviderAccount: account))
         return makeEnabler(core, recorder)
     }
 
-    static func account(_ provider: LocalProvider, access: TVProviderAccessStatus = .granted, signedIn: SandboxTVProviderAccount.SignIn? = nil,
-                        picker: @escaping @Sendable (TVProviderMetadataRequest) -> SandboxTVProviderAccount.PickerChoice = { _ in .select(ssoSignIn) })
-        -> SandboxTVProviderAccount {
-        SandboxTVProviderAccount(serviceProvider: provider.url, mvpdForProvider: ["sandbox-sso": "SandboxSSO", "sandbox-cable": "SandboxCable"],
-                                 access: access, signedIn: signedIn, picker: picker)
+    static func account(
+        _ provider: LocalProvider, access: TVProviderAccessStatus = .granted, signedIn: SandboxTVProviderAccount.SignIn? = nil,
+        picker: @escaping @Sendable (TVProviderMetadataRequest) -> SandboxTVProviderAccount.PickerChoice = { _ in .select(ssoSignIn) }
+    )
+        -> SandboxTVProviderAccount
+    {
+        SandboxTVProviderAccount(
+            serviceProvider: provider.url, mvpdForProvider: ["sandbox-sso": "SandboxSSO", "sandbox-cable": "SandboxCable"],
+            access: access, signedIn: signedIn, picker: picker)
     }
 
     @Test("SSO on iOS: getAuthentication → presentTvProviderDialog → pick → dismiss → status 1; tokenSource Apple; logout reports VSA203")
@@ -34,15 +43,21 @@ struct PlatformSSOTests {
             enabler.checkAuthentication()
             enabler.getAuthentication()
             await enabler.drain()
-            #expect(recorder.flow == [.requestorComplete(1), .authenticationStatus(0, "USER_NOT_AUTHENTICATED_ERROR"),
-                                      .present, .dismiss, .authenticationStatus(1, "")])
+            #expect(
+                recorder.flow == [
+                    .requestorComplete(1), .authenticationStatus(0, "USER_NOT_AUTHENTICATED_ERROR"),
+                    .present, .dismiss, .authenticationStatus(1, ""),
+                ])
             recorder.reset()
             enabler.getMetadata(.userMetadata(key: "tokenSource"))
             enabler.getMetadata(.userMetadata(key: "userID"))
             enabler.getSelectedProvider()
             await enabler.drain()
-            #expect(recorder.flow == [.metadata(.string("Apple"), encrypted: false, key: .userMeta),
-                                      .metadata(.string("u-0002"), encrypted: false, key: .userMeta), .selected("SandboxSSO")])
+            #expect(
+                recorder.flow == [
+                    .metadata(.string("Apple"), encrypted: false, key: .userMeta),
+                    .metadata(.string("u-0002"), encrypted: false, key: .userMeta), .selected("SandboxSSO"),
+                ])
             recorder.reset()
             enabler.logout()
             await enabler.drain()
@@ -65,11 +80,15 @@ struct PlatformSSOTests {
         }
     }
 
-    @Test("SSO permission denied, undetermined or failing: VSA403 / VSA404 / APPL_ERROR at setRequestor, then the classic dialog; none once authenticated")
+    @Test(
+        "SSO permission denied, undetermined or failing: VSA403 / VSA404 / APPL_ERROR at setRequestor, then the classic dialog; none once authenticated"
+    )
     func permissions() async throws {
         try await withLocalProvider { provider in
-            for (access, startup, interactive) in [(TVProviderAccessStatus.denied, "VSA403", "VSA403"), (.undetermined, "VSA404", "VSA404"),
-                                                   (.failed("no framework"), "APPL_ERROR", "VSA503")] {
+            for (access, startup, interactive) in [
+                (TVProviderAccessStatus.denied, "VSA403", "VSA403"), (.undetermined, "VSA404", "VSA404"),
+                (.failed("no framework"), "APPL_ERROR", "VSA503"),
+            ] {
                 let recorder = Recorder()
                 let enabler = Self.enabler(provider, recorder, account: Self.account(provider, access: access, signedIn: Self.ssoSignIn))
                 enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
@@ -107,30 +126,39 @@ struct PlatformSSOTests {
                 enabler.getAuthentication()
                 await enabler.drain()
                 let flow = recorder.flow
-                #expect(flow.suffix(4) == [.present, .dismiss, .status(id, flow.compactMap { if case .status(id, let m) = $0 { m } else { nil } }.first ?? ""),
-                                           .providerDialog(["SandboxCable", "SandboxSSO"])], "\(id): \(flow)")
+                #expect(
+                    flow.suffix(4) == [
+                        .present, .dismiss, .status(id, flow.compactMap { if case .status(id, let m) = $0 { m } else { nil } }.first ?? ""),
+                        .providerDialog(["SandboxCable", "SandboxSSO"]),
+                    ], "\(id): \(flow)")
             }
         }
     }
 
-    @Test("SSO with a picker-only provider: it is selected silently and its login page opens, with no status code; both filters keep their order")
+    @Test(
+        "SSO with a picker-only provider: it is selected silently and its login page opens, with no status code; both filters keep their order"
+    )
     func pickerOnlyProvider() async throws {
         var configuration = ServiceProviderConfiguration.sandbox
         configuration.mvpds[0].boardingStatus = "PICKER"
         configuration.mvpds[0].platformMappingId = "sandbox-cable"
         try await withLocalProvider(configuration) { provider in
-            let requests = NIOLockedValueBox<[TVProviderMetadataRequest]>([])
+            let requests = Locked<[TVProviderMetadataRequest]>([])
             let recorder = Recorder()
-            let account = Self.account(provider, picker: { request in
-                requests.withLockedValue { $0.append(request) }
-                return .select(.init(providerIdentifier: "sandbox-cable", username: "viewer", password: "sandbox-password"))
-            })
+            let account = Self.account(
+                provider,
+                picker: { request in
+                    requests.withLock { $0.append(request) }
+                    return .select(.init(providerIdentifier: "sandbox-cable", username: "viewer", password: "sandbox-password"))
+                })
             let enabler = Self.enabler(provider, recorder, account: account)
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
-            enabler.getAuthentication(filter: ["TV_PROVIDERS": ["SandboxSSO", "Nope", "SandboxCable"], "FEATURED_TV_PROVIDERS": ["SandboxCable"]])
+            enabler.getAuthentication(filter: [
+                "TV_PROVIDERS": ["SandboxSSO", "Nope", "SandboxCable"], "FEATURED_TV_PROVIDERS": ["SandboxCable"],
+            ])
             await enabler.drain()
-            #expect(requests.withLockedValue { $0.first?.providerIdentifiers } == ["sandbox-sso", "sandbox-cable"])
-            #expect(requests.withLockedValue { $0.first?.featuredProviderIdentifiers } == ["sandbox-cable"])
+            #expect(requests.withLock { $0.first?.providerIdentifiers } == ["sandbox-sso", "sandbox-cable"])
+            #expect(requests.withLock { $0.first?.featuredProviderIdentifiers } == ["sandbox-cable"])
             let flow = recorder.flow
             #expect(!flow.contains { if case .status = $0 { true } else { false } })
             guard case .navigate(let url, false)? = flow.last else { Issue.record("\(flow)"); return }
@@ -141,11 +169,11 @@ struct PlatformSSOTests {
             // The legacy array filter: the picker shows those MVPDs, in that order, and features none.
             enabler.logout()
             await enabler.drain()
-            requests.withLockedValue { $0 = [] }
+            requests.withLock { $0 = [] }
             enabler.getAuthentication(forceAuthn: true, withData: [:], filter: ["SandboxCable", "SandboxSSO"])
             await enabler.drain()
-            #expect(requests.withLockedValue { $0.first?.providerIdentifiers } == ["sandbox-cable", "sandbox-sso"])
-            #expect(requests.withLockedValue { $0.first?.featuredProviderIdentifiers } == [])
+            #expect(requests.withLock { $0.first?.providerIdentifiers } == ["sandbox-cable", "sandbox-sso"])
+            #expect(requests.withLock { $0.first?.featuredProviderIdentifiers } == [])
         }
     }
 

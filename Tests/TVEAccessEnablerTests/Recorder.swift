@@ -1,7 +1,7 @@
 import Foundation
-import NIOConcurrencyHelpers
 import Testing
 import TVEAccessEnabler
+import TVECrypto
 import TVEJSON
 
 /// One callback, as recorded.
@@ -41,12 +41,12 @@ enum Event: Sendable, Hashable, CustomStringConvertible {
 
 /// Records every callback, in order.
 final class Recorder: EntitlementDelegate, EntitlementStatus, Sendable {
-    private let events = NIOLockedValueBox<[Event]>([])
-    var all: [Event] { events.withLockedValue { $0 } }
+    private let events = Locked<[Event]>([])
+    var all: [Event] { events.withLock { $0 } }
     /// The events without tracking data.
     var flow: [Event] { all.filter { if case .tracking = $0 { false } else { true } } }
-    func reset() { events.withLockedValue { $0 = [] } }
-    private func add(_ event: Event) { events.withLockedValue { $0.append(event) } }
+    func reset() { events.withLock { $0 = [] } }
+    private func add(_ event: Event) { events.withLock { $0.append(event) } }
 
     func setRequestorComplete(_ status: Int) { add(.requestorComplete(status)) }
     func setAuthenticationStatus(_ status: Int, errorCode: String) { add(.authenticationStatus(status, errorCode)) }

@@ -1,64 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
 import TVECrypto
-
-/// What the flow layer keeps between calls and, with a ``FileTokenStore``, between runs: per requestor.
-public struct StoredEntitlements: Sendable, Hashable, Codable {
-    /// The device ID sent to the service provider (generated once, kept).
-    public var deviceID: String
-    public var authentication: AuthenticationToken?
-    /// Authorizations by resource.
-    public var authorizations: [String: AuthorizationToken]
-    /// The MVPD chosen for the current authentication.
-    public var selectedMVPD: MVPD?
-
-    public init(deviceID: String, authentication: AuthenticationToken? = nil, authorizations: [String: AuthorizationToken] = [:],
-                selectedMVPD: MVPD? = nil) {
-        self.deviceID = deviceID
-        self.authentication = authentication
-        self.authorizations = authorizations
-        self.selectedMVPD = selectedMVPD
-    }
-
-    /// The most authorizations kept; past it, those that expire soonest are dropped (they are fetched again when
-    /// needed).
-    public static let maximumAuthorizations = 100
-
-    /// Keeps at most ``maximumAuthorizations`` authorizations, dropping those that expire soonest.
-    public mutating func limitAuthorizations(to limit: Int = maximumAuthorizations) {
-        guard authorizations.count > limit else { return }
-        let kept = authorizations.sorted { ($0.value.expires, $0.key) > ($1.value.expires, $1.key) }.prefix(max(0, limit))
-        authorizations = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
-    }
-
-    /// Drops what has expired at `now` (milliseconds).
-    public mutating func prune(now: Int64) {
-        if let authentication, authentication.expires <= now {
-            self.authentication = nil
-            authorizations = [:]
-        }
-        authorizations = authorizations.filter { $0.value.expires > now }
-    }
-}
-
-/// Where the flow layer keeps its tokens.
-public protocol EntitlementTokenStore: Sendable {
-    func load(requestor: String) throws -> StoredEntitlements?
-    func save(_ entitlements: StoredEntitlements, requestor: String) throws
-}
-
-/// Tokens in memory only: gone with the process.
-public final class InMemoryTokenStore: EntitlementTokenStore {
-    private let entries = NIOLockedValueBox<[String: StoredEntitlements]>([:])
-
-    public init() {}
-
-    public func load(requestor: String) -> StoredEntitlements? { entries.withLockedValue { $0[requestor] } }
-
-    public func save(_ entitlements: StoredEntitlements, requestor: String) {
-        entries.withLockedValue { $0[requestor] = entitlements }
-    }
-}
 
 /// Tokens in one JSON file per requestor in a directory, named by the SHA-256 of the requestor ID (so that no ID can
 /// name another path or exceed a file-name limit). Written atomically: a new file (created 0600, never following a
@@ -70,7 +11,7 @@ public final class FileTokenStore: EntitlementTokenStore {
     public let directory: URL
     /// The largest file read back (a store never writes more than a few kilobytes).
     static let maximumFileBytes = 1 << 20
-    private let lock = NIOLock()
+    private let lock = Locked(())
 
     public init(directory: URL) {
         self.directory = directory
@@ -82,7 +23,7 @@ public final class FileTokenStore: EntitlementTokenStore {
     }
 
     public func load(requestor: String) throws -> StoredEntitlements? {
-        try lock.withLock {
+        try lock.withLock { _ in
             let url = file(for: requestor)
             let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard descriptor >= 0 else {
@@ -113,7 +54,7 @@ public final class FileTokenStore: EntitlementTokenStore {
     }
 
     public func save(_ entitlements: StoredEntitlements, requestor: String) throws {
-        try lock.withLock {
+        try lock.withLock { _ in
             try prepareDirectory()
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -157,7 +98,8 @@ public final class FileTokenStore: EntitlementTokenStore {
             return
         }
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw AccessEnablerError(.storageError, "the token store directory cannot be created")
         }

@@ -1,0 +1,63 @@
+/// `checkAuthorization` and `checkPreauthorizedResources`: authorizations kept per resource, renewed once when the
+/// service provider no longer holds them.
+struct AuthorizationFlow {
+    let setup: RequestorSetup
+    let session: SessionStore
+
+    /// The caller holds the serial queue. The device must be authenticated (else `USER_NOT_AUTHENTICATED_ERROR`);
+    /// authorizes the resource unless a valid authorization is stored, then returns a fresh short media token.
+    nonisolated(nonsending) func authorize(resource: String, data: [String: String]) async throws(AccessEnablerError) -> String {
+        guard !resource.isEmpty, resource.utf8.count <= 16 * 1024 else {
+            throw AccessEnablerError(.genericAuthorization, "the resource is empty or over 16 KiB")
+        }
+        var entitlements = try await session.load()
+        guard let authentication = entitlements.authentication else {
+            throw AccessEnablerError(.userNotAuthenticated, "the user is not authenticated")
+        }
+        let (client, _) = try setup.client(for: authentication.mvpd)
+        do {
+            var cached = entitlements.authorizations[resource] != nil
+            while true {
+                if entitlements.authorizations[resource] == nil {
+                    entitlements.authorizations[resource] = try await client.authorize(
+                        deviceID: entitlements.deviceID, resource: resource, data: data)
+                    try await session.save(entitlements)
+                }
+                do {
+                    return try await client.mediaToken(deviceID: entitlements.deviceID, resource: resource)
+                } catch  where cached && Self.isGone(error) {
+                    // The service provider no longer holds the stored authorization: authorize again, once.
+                    entitlements.authorizations[resource] = nil
+                    cached = false
+                }
+            }
+        } catch {
+            if error.code == .userNotAuthenticated {
+                // The service provider no longer knows the authentication: forget it.
+                entitlements.forgetAuthentication()
+                try? await session.save(entitlements)
+            } else if Self.isGone(error) {
+                entitlements.authorizations[resource] = nil
+                try? await session.save(entitlements)
+            }
+            throw error
+        }
+    }
+
+    /// With `cache`, resources with a stored valid authorization are answered without asking the service provider.
+    nonisolated(nonsending) func preauthorize(_ resources: [String], cache: Bool) async throws(AccessEnablerError) -> [String] {
+        guard resources.count <= 1000 else { throw AccessEnablerError(.tooManyResources, "at most 1,000 resources per preauthorization") }
+        let entitlements = try await session.load()
+        guard let authentication = entitlements.authentication else { return [] }
+        let known = Set(cache ? resources.filter { entitlements.authorizations[$0] != nil } : [])
+        let remaining = resources.filter { !known.contains($0) }
+        guard !remaining.isEmpty else { return resources.filter { known.contains($0) } }
+        let (client, _) = try setup.client(for: authentication.mvpd)
+        let decisions = try await client.preauthorize(deviceID: entitlements.deviceID, resources: remaining)
+        let allowed = known.union(decisions.filter(\.authorized).map(\.resource))
+        return resources.filter { allowed.contains($0) }
+    }
+
+    /// 404 or 410: the service provider does not hold it (any more).
+    private static func isGone(_ error: AccessEnablerError) -> Bool { error.httpStatus == 404 || error.httpStatus == 410 }
+}

@@ -1,0 +1,31 @@
+/// `logout`: the local tokens first, then the server-side session.
+struct LogoutFlow {
+    let configuration: AsyncAccessEnabler.Configuration
+    let setup: RequestorSetup
+    let session: SessionStore
+
+    /// The caller holds the serial queue. Clears every local token and the login in progress, then ends the
+    /// server-side session; a service provider that cannot be told is reported in the outcome, and does not undo the
+    /// local logout. Throws only when the token store cannot be written (or no requestor is set).
+    nonisolated(nonsending) func logout() async throws(AccessEnablerError) -> AsyncAccessEnabler.LogoutOutcome {
+        var entitlements = try await session.load()
+        let authentication = entitlements.authentication
+        entitlements.forgetAuthentication()
+        entitlements.selectedMVPD = nil
+        session.pendingLogin = nil
+        try await session.save(entitlements)
+        guard let authentication, let (client, _) = try? setup.client(for: authentication.mvpd) else {
+            return .init(page: nil, platformSSO: authentication?.platformSSO ?? false, serverError: nil)
+        }
+        var serverError: AccessEnablerError?
+        do {
+            try await client.logout(deviceID: entitlements.deviceID)
+        } catch {
+            serverError = error
+        }
+        let page =
+            configuration.platform == .iOS
+            ? await client.logoutURL(deviceID: entitlements.deviceID, redirectURL: configuration.redirectURL) : nil
+        return .init(page: page, platformSSO: authentication.platformSSO, serverError: serverError)
+    }
+}

@@ -1,0 +1,40 @@
+/// What the flow layer keeps between calls and, with a ``FileTokenStore``, between runs: per requestor.
+public struct StoredEntitlements: Sendable, Hashable, Codable {
+    /// The device ID sent to the service provider (generated once, kept).
+    public var deviceID: String
+    public var authentication: AuthenticationToken?
+    /// Authorizations by resource.
+    public var authorizations: [String: AuthorizationToken]
+    /// The MVPD chosen for the current authentication.
+    public var selectedMVPD: MVPD?
+
+    public init(
+        deviceID: String, authentication: AuthenticationToken? = nil, authorizations: [String: AuthorizationToken] = [:],
+        selectedMVPD: MVPD? = nil
+    ) {
+        self.deviceID = deviceID
+        self.authentication = authentication
+        self.authorizations = authorizations
+        self.selectedMVPD = selectedMVPD
+    }
+
+    /// The most authorizations kept; past it, those that expire soonest are dropped (they are fetched again when
+    /// needed).
+    public static let maximumAuthorizations = 100
+
+    /// Keeps at most ``maximumAuthorizations`` authorizations, dropping those that expire soonest.
+    public mutating func limitAuthorizations(to limit: Int = maximumAuthorizations) {
+        guard authorizations.count > limit else { return }
+        let kept = authorizations.sorted { ($0.value.expires, $0.key) > ($1.value.expires, $1.key) }.prefix(max(0, limit))
+        authorizations = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+    }
+
+    /// Drops what has expired at `now` (milliseconds).
+    public mutating func prune(now: Int64) {
+        if let authentication, authentication.expires <= now {
+            self.authentication = nil
+            authorizations = [:]
+        }
+        authorizations = authorizations.filter { $0.value.expires > now }
+    }
+}
