@@ -1,28 +1,6 @@
 import Foundation
 import TVEJSON
 
-/// `getMetadata` operations (`METADATA_OPCODE_KEY` values).
-public enum MetadataOpcode: Int, Sendable, Hashable {
-    /// `METADATA_AUTHENTICATION`
-    case authentication = 0
-    /// `METADATA_AUTHORIZATION`
-    case authorization = 1
-    /// `METADATA_DEVICE_ID`
-    case deviceID = 2
-    /// `METADATA_USER_META`
-    case userMeta = 3
-}
-
-/// `sendTrackingData` event types.
-public enum TrackingEventType: String, Sendable, Hashable {
-    /// `TRACKING_AUTHENTICATION` ("authenticationDetection"): every authentication check.
-    case authentication = "authenticationDetection"
-    /// `TRACKING_AUTHORIZATION` ("authorizationDetection"): every authorization token request that returns.
-    case authorization = "authorizationDetection"
-    /// `TRACKING_GET_SELECTED_PROVIDER` ("mvpdSelection"): the user picked an MVPD.
-    case getSelectedProvider = "mvpdSelection"
-}
-
 /// The callbacks of the seeds' `EntitlementDelegate` (see the README for the one-to-one list). They arrive on the
 /// ``AccessEnabler``'s callback executor, never on the caller's stack.
 public protocol EntitlementDelegate: AnyObject, Sendable {
@@ -61,9 +39,4 @@ extension EntitlementDelegate {
     public func sendTrackingData(_ data: [String], forEventType event: TrackingEventType) {}
     public func presentTvProviderDialog(_ dialog: TVProviderDialog) {}
     public func dismissTvProviderDialog(_ dialog: TVProviderDialog) {}
-}
-
-/// The seeds' `status` callback (`EntitlementStatus`): advanced statuses (`N003`, `VSA203`, ..., `REGCODE`).
-public protocol EntitlementStatus: AnyObject, Sendable {
-    func status(_ status: AdvancedStatus)
 }

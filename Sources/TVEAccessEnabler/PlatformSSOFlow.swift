@@ -109,7 +109,7 @@ struct PlatformSSOFlow {
 }
 
 /// A presenter for requests that must not show UI.
-struct SilentPresenter: TVProviderDialogPresenter {
+private struct SilentPresenter: TVProviderDialogPresenter {
     func present(_ dialog: TVProviderDialog) async {}
     func dismiss(_ dialog: TVProviderDialog) async {}
 }

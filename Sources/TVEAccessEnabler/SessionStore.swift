@@ -109,11 +109,3 @@ final class SessionStore {
         ((try? SecureRandom.bytes(count: 16)) ?? Array(UUID().uuidString.utf8.prefix(16))).map { String(format: "%02x", $0) }.joined()
     }
 }
-
-extension StoredEntitlements {
-    /// Drops the authentication and the authorizations made with it.
-    mutating func forgetAuthentication() {
-        authentication = nil
-        authorizations = [:]
-    }
-}

@@ -38,3 +38,11 @@ public struct StoredEntitlements: Sendable, Hashable, Codable {
         authorizations = authorizations.filter { $0.value.expires > now }
     }
 }
+
+extension StoredEntitlements {
+    /// Drops the authentication and the authorizations made with it.
+    mutating func forgetAuthentication() {
+        authentication = nil
+        authorizations = [:]
+    }
+}

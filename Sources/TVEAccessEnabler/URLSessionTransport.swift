@@ -4,51 +4,6 @@ import TVECrypto
     import FoundationNetworking
 #endif
 
-/// One HTTP request of the flow layer.
-public struct EntitlementHTTPRequest: Sendable, Hashable {
-    public var method: String
-    public var url: URL
-    public var headers: [String: String]
-    public var body: Data?
-
-    public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-    }
-}
-
-/// One HTTP response: redirects are not followed, so a 302 arrives as such.
-public struct EntitlementHTTPResponse: Sendable, Hashable {
-    public var status: Int
-    public var headers: [String: String]
-    public var body: Data
-
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
-    /// A header, by case-insensitive name.
-    public func header(_ name: String) -> String? {
-        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
-    }
-}
-
-/// How the flow layer reaches a service provider. The default, ``URLSessionTransport``, suits apps; tests inject
-/// failures (a provider that is down, slow, answers 500 or malformed JSON) through their own transport.
-///
-/// The flow layer runs one call at a time, so a transport must bound its own time: `send` has to return or throw
-/// within its deadline whatever the other side does (``URLSessionTransport`` does), and should honour task
-/// cancellation.
-public protocol EntitlementTransport: Sendable {
-    /// Sends `request`; throws only when no complete HTTP response arrived (connection refused, timeout, a body over
-    /// the transport's limit, cancellation).
-    func send(_ request: EntitlementHTTPRequest) async throws -> EntitlementHTTPResponse
-}
-
 /// ``EntitlementTransport`` on URLSession: an ephemeral session (no cookies, no cache), no automatic redirects, an
 /// overall deadline per request (connection, headers and the whole body: a server that drips its answer is cut off)
 /// and a limit on the response body, enforced while it arrives (a larger answer is abandoned, never held whole).
