@@ -23,8 +23,14 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# House rules that a compiler does not check: the module graph in ARCHITECTURE.md is the one in Package.swift.
+# House rules that a compiler does not check: the formatter's configuration (.swift-format), no source file over
+# 400 lines, and the module graph in ARCHITECTURE.md is the one in Package.swift.
+LINT_PATHS := Sources Tests Fuzz Benchmarks/Benchmarks Package.swift
 lint:
+	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
+	@over=$$(find Sources Fuzz scripts Benchmarks/Benchmarks \( -name '*.swift' -o -name '*.c' -o -name '*.h' -o -name '*.py' \) \
+	  -exec wc -l {} + | awk '$$2 != "total" && $$1 > 400'); \
+	if [ -n "$$over" ]; then echo "source files over 400 lines:"; echo "$$over"; exit 1; fi
 	python3 scripts/check-architecture.py
 
 # The whole suite: the lint, unit tests, all Wycheproof vectors, and the CLI run as a user would.
