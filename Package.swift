@@ -39,9 +39,14 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        // OpenSSL helpers with logic of their own (the PKCS#12 iteration scan, RSA context set-up), in real C.
+        .target(
+            name: "CTVEOpenSSL",
+            dependencies: ["COpenSSL"]
+        ),
         .target(
             name: "TVECrypto",
-            dependencies: ["COpenSSL"]
+            dependencies: ["COpenSSL", "CTVEOpenSSL"]
         ),
         .target(
             name: "TVETokens",

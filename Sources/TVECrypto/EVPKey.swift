@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import CTVEOpenSSL
 import Foundation
 
 /// Owns one `EVP_PKEY` and a small pool of initialised operation contexts for it.

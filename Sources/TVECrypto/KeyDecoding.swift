@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import CTVEOpenSSL
 import Foundation
 
 /// Size limits and policy shared by every key loader.

@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import CTVEOpenSSL
 import Foundation
 import Synchronization
 

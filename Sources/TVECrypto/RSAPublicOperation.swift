@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import CTVEOpenSSL
 
 /// RSASSA-PKCS1-v1_5 verification by re-encoding and comparing (RFC 8017 §8.2.2), on OpenSSL's bignums.
 ///
