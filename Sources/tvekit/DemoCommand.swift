@@ -117,31 +117,66 @@ final class DemoDelegate: EntitlementDelegate, EntitlementStatus, Sendable {
     }
 
     let transcript: Transcript
-    private let received = Locked<[Callback]>([])
+
+    /// The callbacks not consumed yet, and the one `next` waiting for more (the demo waits for one thing at a time).
+    private struct Inbox {
+        var callbacks: [Callback] = []
+        var waiter: CheckedContinuation<Void, Never>?
+        var timedOut = false
+    }
+    private let inbox = Locked(Inbox())
 
     init(transcript: Transcript) { self.transcript = transcript }
 
     private func add(_ callback: Callback, _ text: String) {
         transcript.callback(text)
-        received.withLock { $0.append(callback) }
+        let waiter = inbox.withLock { inbox -> CheckedContinuation<Void, Never>? in
+            inbox.callbacks.append(callback)
+            defer { inbox.waiter = nil }
+            return inbox.waiter
+        }
+        waiter?.resume()
     }
 
-    /// Waits (up to 15 s) for the next callback that `match` accepts, consuming those before it.
+    /// Waits (up to 15 s) for the next callback that `match` accepts, consuming those before it. Event-driven: it
+    /// sleeps until a callback arrives (or the time is up), with no polling.
     func next<T>(_ what: String, _ match: @escaping (Callback) -> T?) async throws -> T {
-        for _ in 0..<3000 {
-            let found = received.withLock { list -> T? in
-                for (index, callback) in list.enumerated() {
+        inbox.withLock { $0.timedOut = false }
+        let timer = Task { [inbox] in
+            try? await Task.sleep(for: .seconds(15))
+            guard !Task.isCancelled else { return }
+            let waiter = inbox.withLock { inbox -> CheckedContinuation<Void, Never>? in
+                inbox.timedOut = true
+                defer { inbox.waiter = nil }
+                return inbox.waiter
+            }
+            waiter?.resume()
+        }
+        defer { timer.cancel() }
+        var scanned = 0
+        while true {
+            let found = inbox.withLock { inbox -> T? in
+                for (index, callback) in inbox.callbacks.enumerated() {
                     if let value = match(callback) {
-                        list.removeFirst(index + 1)
+                        inbox.callbacks.removeFirst(index + 1)
                         return value
                     }
                 }
+                scanned = inbox.callbacks.count
                 return nil
             }
             if let found { return found }
-            try await Task.sleep(for: .milliseconds(5))
+            // Sleep until a callback arrives after the scan (checked under the lock, so none is missed) or time is up.
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let wake = inbox.withLock { inbox -> Bool in
+                    if inbox.callbacks.count > scanned || inbox.timedOut { return true }
+                    inbox.waiter = continuation
+                    return false
+                }
+                if wake { continuation.resume() }
+            }
+            if inbox.withLock({ $0.timedOut }) { throw CLIError(message: "no \(what) callback arrived") }
         }
-        throw CLIError(message: "no \(what) callback arrived")
     }
 
     func setRequestorComplete(_ status: Int) { add(.requestorComplete(status), "setRequestorComplete(\(status))") }
