@@ -41,12 +41,26 @@ enum Event: Sendable, Hashable, CustomStringConvertible {
 
 /// Records every callback, in order.
 final class Recorder: EntitlementDelegate, EntitlementStatus, Sendable {
-    private let events = Locked<[Event]>([])
-    var all: [Event] { events.withLock { $0 } }
+    /// The events, and the `wait(for:)` calls sleeping until the next one (or their deadline).
+    private struct State {
+        var events: [Event] = []
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var expired: Set<Int> = []
+        var nextWaiter = 0
+    }
+    private let state = Locked(State())
+    var all: [Event] { state.withLock { $0.events } }
     /// The events without tracking data.
     var flow: [Event] { all.filter { if case .tracking = $0 { false } else { true } } }
-    func reset() { events.withLock { $0 = [] } }
-    private func add(_ event: Event) { events.withLock { $0.append(event) } }
+    func reset() { state.withLock { $0.events = [] } }
+    private func add(_ event: Event) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.events.append(event)
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
 
     func setRequestorComplete(_ status: Int) { add(.requestorComplete(status)) }
     func setAuthenticationStatus(_ status: Int, errorCode: String) { add(.authenticationStatus(status, errorCode)) }
@@ -67,13 +81,40 @@ final class Recorder: EntitlementDelegate, EntitlementStatus, Sendable {
     func dismissTvProviderDialog(_ dialog: TVProviderDialog) { add(.dismiss) }
     func status(_ status: AdvancedStatus) { add(.status(status.id, status.message)) }
 
-    /// Waits (up to 10 s) for an event that matches.
+    /// Waits (up to 10 s) for an event that matches. Event-driven: it sleeps until an event arrives or the time is up.
     func wait(for match: @Sendable (Event) -> Bool) async -> Event? {
-        for _ in 0..<1000 {
-            if let event = all.first(where: match) { return event }
-            try? await Task.sleep(for: .milliseconds(10))
+        let id = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
         }
-        return nil
+        let timer = Task { [state] in
+            try? await Task.sleep(for: .seconds(10))
+            guard !Task.isCancelled else { return }
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.expired.insert(id)
+                return state.waiters.removeValue(forKey: id)
+            }
+            waiter?.resume()
+        }
+        defer {
+            timer.cancel()
+            state.withLock { _ = $0.expired.remove(id) }
+        }
+        while true {
+            let (found, seen, expired) = state.withLock { state in
+                (state.events.first(where: match), state.events.count, state.expired.contains(id))
+            }
+            if let found { return found }
+            if expired { return nil }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let wake = state.withLock { state -> Bool in
+                    if state.events.count != seen || state.expired.contains(id) { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if wake { continuation.resume() }
+            }
+        }
     }
 
     /// The last navigation URL.
