@@ -314,16 +314,8 @@ enum XMLDateTime {
         } else if bytes[19] != UInt8(ascii: "Z") {
             return nil
         }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-        guard day <= daysInMonth else { return nil }
-        // Days since 1970-01-01 (Howard Hinnant's days_from_civil).
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
+        guard day <= CivilTime.daysInMonth(year: year, month: month) else { return nil }
+        let days = CivilTime.daysFromCivil(year: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction
         return Date(timeIntervalSince1970: seconds)
     }

@@ -1,3 +1,5 @@
+import TVECrypto
+
 /// The two `issueTime` encodings of `FORMATS.md` §1: `yyyy-MM-dd HH:mm:ss ±hhmm` and epoch milliseconds.
 enum MediaTokenTime {
     /// The length of the dated form.
@@ -67,7 +69,9 @@ enum MediaTokenTime {
 
         guard year >= 1970 else { throw dateError("the year is before 1970", at: offset) }
         guard month >= 1, month <= 12 else { throw dateError("the month is out of range", at: offset + 5) }
-        guard day >= 1, day <= daysInMonth(year: year, month: month) else { throw dateError("the day does not exist", at: offset + 8) }
+        guard day >= 1, day <= CivilTime.daysInMonth(year: year, month: month) else {
+            throw dateError("the day does not exist", at: offset + 8)
+        }
         guard hour < 24 else { throw dateError("the hour is out of range", at: offset + 11) }
         guard minute < 60 else { throw dateError("the minute is out of range", at: offset + 14) }
         guard second < 60 else { throw dateError("the second is out of range", at: offset + 17) }
@@ -75,7 +79,7 @@ enum MediaTokenTime {
         guard offsetMinutes < 60 else { throw dateError("the offset minutes are out of range", at: offset + 23) }
 
         let utcOffset = (sign == UInt8(ascii: "-") ? -1 : 1) * (offsetHours * 60 + offsetMinutes)
-        let local = Int64(daysFromCivil(year: year, month: month, day: day)) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        let local = Int64(CivilTime.daysFromCivil(year: year, month: month, day: day)) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         let seconds = local - Int64(utcOffset) * 60
         guard seconds >= 0 else { throw dateError("the instant is before 1970-01-01T00:00:00Z", at: offset) }
         return (seconds * 1000, .dateTime(utcOffsetMinutes: utcOffset))
@@ -103,39 +107,6 @@ enum MediaTokenTime {
         MediaTokenError.malformedToken(reason: "issueTime is not yyyy-MM-dd HH:mm:ss ±hhmm: \(what) at byte \(position)")
     }
 
-    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The date of a day count since 1970-01-01 (H. Hinnant's `civil_from_days`).
-    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
     /// `±hhmm`.
     static func offsetText(_ minutes: Int) -> String {
         let magnitude = abs(minutes)
@@ -156,7 +127,7 @@ enum MediaTokenTime {
         let normalizedDays = secondOfDay < 0 ? days - 1 : days
         let second = Int(secondOfDay < 0 ? secondOfDay + 86_400 : secondOfDay)
         guard normalizedDays < Int64(Int32.max) else { throw MediaTokenError.invalidField(reason: "issueTime is past the year 9999") }
-        let date = civilFromDays(Int(normalizedDays))
+        let date = CivilTime.civilFromDays(Int(normalizedDays))
         guard date.year >= 1970, date.year <= 9999 else {
             throw MediaTokenError.invalidField(reason: "issueTime must fall in the years 1970 to 9999 at the chosen offset")
         }

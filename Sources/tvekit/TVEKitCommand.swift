@@ -101,26 +101,22 @@ enum Input {
     static func trustedKeys(_ paths: [String], allowing1024BitKeys: Bool) throws -> [RSAPublicKey] {
         var keys: [RSAPublicKey] = []
         for path in paths {
+            // Loaded at the 1024-bit floor once; the 2048-bit rule is applied here, so that the message can name the size.
             let loaded: [RSAPublicKey]
             do {
                 loaded = try RSAPublicKey.keys(
-                    encodedKeysOrCertificates: read(path, what: "certificate or public key"),
-                    allowing1024BitKeys: allowing1024BitKeys)
+                    encodedKeysOrCertificates: read(path, what: "certificate or public key"), allowing1024BitKeys: true)
             } catch let error as TVECryptoError where error.code == .keyTooSmall {
-                let bits =
-                    (try? RSAPublicKey.keys(
-                        encodedKeysOrCertificates: read(path, what: "certificate or public key"),
-                        allowing1024BitKeys: true))?.map(\.keySizeInBits).min()
-                guard let bits, !allowing1024BitKeys else {
-                    throw CLIError(message: "refusing the key in '\(path)': \(error.reason)")
-                }
-                throw CLIError(
-                    message: "refusing the \(bits)-bit RSA key in '\(path)': keys under 2048 bits are weak. "
-                        + "Add --allow-1024-bit-keys to trust it anyway (to verify legacy tokens such as Adobe's of 2015-2017)")
+                throw CLIError(message: "refusing the key in '\(path)': \(error.reason)")
             } catch let error as TVECryptoError {
                 throw CLIError(message: "cannot load a certificate or public key from '\(path)': \(error.reason)")
             }
             for key in loaded where key.keySizeInBits < 2048 {
+                guard allowing1024BitKeys else {
+                    throw CLIError(
+                        message: "refusing the \(key.keySizeInBits)-bit RSA key in '\(path)': keys under 2048 bits are weak. "
+                            + "Add --allow-1024-bit-keys to trust it anyway (to verify legacy tokens such as Adobe's of 2015-2017)")
+                }
                 Output.progress(
                     "warning: trusting a \(key.keySizeInBits)-bit RSA key from '\(path)' (sha256 \(key.sha256Fingerprint.prefix(16))): "
                         + "keys under 2048 bits are weak; accept one only to verify legacy tokens")
