@@ -14,8 +14,12 @@ let package = Package(
         .library(name: "TVEJSON", targets: ["TVEJSON"]),
         .library(name: "TVEMetadata", targets: ["TVEMetadata"]),
         .library(name: "TVESAML", targets: ["TVESAML"]),
+        .library(name: "TVEPassAPI", targets: ["TVEPassAPI"]),
         .library(name: "TVEAccessEnabler", targets: ["TVEAccessEnabler"]),
-        .library(name: "TVEServer", targets: ["TVEServer"]),
+        .library(name: "TVEVerification", targets: ["TVEVerification"]),
+        .library(name: "TVEVerificationServer", targets: ["TVEVerificationServer"]),
+        .library(name: "TVEServiceProvider", targets: ["TVEServiceProvider"]),
+        .library(name: "TVESandbox", targets: ["TVESandbox"]),
         .executable(name: "tvekit", targets: ["tvekit"]),
     ],
     dependencies: [
@@ -85,28 +89,62 @@ let package = Package(
             name: "TVESAML",
             dependencies: ["TVECrypto", "CLibXML2", "CTVEShims", "CTVEC14N"]
         ),
+        // The REST API v1 contract: bodies, the form codec, the login pages' forms. Shared by client and server.
+        .target(
+            name: "TVEPassAPI"
+        ),
         .target(
             name: "TVEAccessEnabler",
             dependencies: [
-                "TVECrypto", "TVEJSON", "TVETokens", "TVEMetadata", "TVESAML",
+                "TVECrypto", "TVEJSON", "TVETokens", "TVEMetadata", "TVESAML", "TVEPassAPI",
             ]
         ),
+        // The media-token verification service, without a transport.
         .target(
-            name: "TVEServer",
+            name: "TVEVerification",
+            dependencies: ["TVECrypto", "TVETokens", "TVEJSON"]
+        ),
+        // Its lean HTTP/1.1 transport on SwiftNIO, a ServiceLifecycle service.
+        .target(
+            name: "TVEVerificationServer",
             dependencies: [
-                "TVEAccessEnabler",
+                "TVEVerification",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The local service provider and its MVPD identity providers on Hummingbird. Never the client SDK.
+        .target(
+            name: "TVEServiceProvider",
+            dependencies: [
+                "TVEPassAPI",
+                "TVEVerification",
                 "TVECrypto",
                 "TVETokens",
                 "TVEMetadata",
                 "TVESAML",
                 "TVEJSON",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // The sandbox: keys, the browser, a simulated TV-provider account, one-call start, the cookbook's scenarios.
+        .target(
+            name: "TVESandbox",
+            dependencies: [
+                "TVEServiceProvider",
+                "TVEAccessEnabler",
+                "TVEPassAPI",
+                "TVECrypto",
+                "TVETokens",
+                "TVEMetadata",
+                "TVEJSON",
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         // The engine of `tvekit speed`: the operations, the paired measurement and `openssl speed`. Not a product.
@@ -118,14 +156,20 @@ let package = Package(
             name: "tvekit",
             dependencies: [
                 "TVESpeed",
-                "TVEServer",
-                "TVEAccessEnabler",
+                "TVESandbox",
+                "TVEServiceProvider",
+                "TVEVerification",
+                "TVEVerificationServer",
                 "TVEJSON",
                 "TVECrypto",
                 "TVETokens",
                 "TVEMetadata",
                 "TVESAML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // libFuzzer target (make fuzz); in a normal build, a replayer for its inputs.
@@ -175,19 +219,42 @@ let package = Package(
             dependencies: ["TVETestSupport", "TVESAML", "TVECrypto", "TVEFuzzSupport"]
         ),
         .testTarget(
-            name: "TVEServerTests",
+            name: "TVEPassAPITests",
+            dependencies: ["TVEPassAPI"]
+        ),
+        .testTarget(
+            name: "TVEVerificationTests",
+            dependencies: ["TVETestSupport", "TVEVerification", "TVETokens", "TVECrypto"]
+        ),
+        .testTarget(
+            name: "TVEVerificationServerTests",
             dependencies: [
-                "TVETestSupport",
-                "TVEServer", "TVETokens", "TVECrypto", "TVEMetadata", "TVESAML",
+                "TVETestSupport", "TVEVerificationServer", "TVEVerification", "TVEServiceProvider", "TVETokens", "TVECrypto",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "TVEServiceProviderTests",
+            dependencies: [
+                "TVETestSupport", "TVEServiceProvider", "TVESandbox", "TVEVerification", "TVEPassAPI", "TVETokens", "TVECrypto",
+                "TVEMetadata",
+                "TVESAML",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(
+            name: "TVESandboxTests",
+            dependencies: ["TVESandbox", "TVEServiceProvider", "TVEAccessEnabler", "TVECrypto"]
+        ),
+        .testTarget(
             name: "TVEAccessEnablerTests",
             dependencies: [
                 "TVETestSupport",
-                "TVEAccessEnabler", "TVEServer", "TVETokens", "TVECrypto", "TVEMetadata", "TVEJSON",
+                "TVEAccessEnabler", "TVESandbox", "TVEServiceProvider", "TVEVerification", "TVETokens", "TVECrypto", "TVEMetadata",
+                "TVEJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),

@@ -1,6 +1,6 @@
 import Foundation
 import TVECrypto
-import TVEJSON
+import TVEPassAPI
 import TVETokens
 
 /// The REST API v1 client of one service provider: client credentials and access token (cached, refreshed),
@@ -50,17 +50,8 @@ actor ServiceProviderClient {
         var text = baseURL.absoluteString
         if text.hasSuffix("/") { text.removeLast() }
         text += path
-        if !query.isEmpty { text += "?" + Self.formEncode(query) }
+        if !query.isEmpty { text += "?" + FormCodec.encode(query) }
         return URL(string: text) ?? baseURL
-    }
-
-    static func formEncode(_ fields: [(String, String)]) -> String {
-        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        allowed.insert(charactersIn: "-._~")
-        return fields.map {
-            "\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-        }
-        .joined(separator: "&")
     }
 
     /// Sends an API call with the client credential; retries once with a fresh access token after a 401, and backs
@@ -94,7 +85,7 @@ actor ServiceProviderClient {
             }
             var body: Data? = nil
             if let form {
-                body = Data(Self.formEncode(form).utf8)
+                body = Data(FormCodec.encode(form).utf8)
                 headers["Content-Type"] = "application/x-www-form-urlencoded"
             }
             let response = try await send(EntitlementHTTPRequest(method: method, url: url(path, fields), headers: headers, body: body))
@@ -165,20 +156,19 @@ actor ServiceProviderClient {
             throw AccessEnablerError(.internalError, "no software statement")
         }
         if clientCredentials == nil {
-            var body: [String: JSONValue] = ["software_statement": .string(statement)]
-            if let redirectURI { body["redirect_uri"] = .string(redirectURI) }
+            let request = PassAPI.ClientRegistrationRequest(softwareStatement: statement, redirectURI: redirectURI)
             let response = try await send(
                 EntitlementHTTPRequest(
                     method: "POST", url: url("/o/client/register"),
                     headers: ["Content-Type": "application/json", "X-Device-Info": deviceInfo],
-                    body: Data(JSONValue.object(body).jsonText.utf8)))
-            guard response.status == 201, case .object(let fields)? = JSONValue(jsonText: response.body),
-                let id = fields["client_id"]?.stringValue, let secret = fields["client_secret"]?.stringValue
+                    body: PassAPI.encode(request)))
+            guard response.status == 201,
+                let registration = PassAPI.decode(PassAPI.ClientRegistrationResponse.self, from: response.body)
             else {
                 throw AccessEnablerError(
                     .notRegistered, "client registration failed (\(Self.describe(response)))", httpStatus: response.status)
             }
-            clientCredentials = (id, secret)
+            clientCredentials = (registration.clientID, registration.clientSecret)
         }
         guard let credentials = clientCredentials else { throw AccessEnablerError(.notRegistered, "no client credentials") }
         let response = try await send(
@@ -186,41 +176,42 @@ actor ServiceProviderClient {
                 method: "POST", url: url("/o/client/token"),
                 headers: ["Content-Type": "application/x-www-form-urlencoded", "X-Device-Info": deviceInfo],
                 body: Data(
-                    Self.formEncode([
-                        ("client_id", credentials.id), ("client_secret", credentials.secret), ("grant_type", "client_credentials"),
-                    ]).utf8)))
-        guard response.status == 201 || response.status == 200, case .object(let fields)? = JSONValue(jsonText: response.body),
-            let token = fields["access_token"]?.stringValue, let lifetime = fields["expires_in"]?.integerValue
+                    FormCodec.encode(PassAPI.AccessTokenRequest(clientID: credentials.id, clientSecret: credentials.secret).formFields)
+                        .utf8)))
+        guard response.status == 201 || response.status == 200,
+            let grant = PassAPI.decode(PassAPI.AccessTokenResponse.self, from: response.body)
         else {
             if response.status == 401 { clientCredentials = nil }
             throw AccessEnablerError(.accessTokenError, "no access token (\(Self.describe(response)))", httpStatus: response.status)
         }
-        accessToken = (token, now + max(0, min(lifetime, 31_536_000)) * 1000)
-        return token
+        accessToken = (grant.accessToken, now + max(0, min(grant.expiresIn, 31_536_000)) * 1000)
+        return grant.accessToken
     }
 
     /// The status and the service provider's message, for errors.
     static func describe(_ response: EntitlementHTTPResponse) -> String {
         var text = "HTTP \(response.status)"
-        if case .object(let fields)? = JSONValue(jsonText: response.body) {
-            let message =
-                fields["details"]?.stringValue ?? fields["message"]?.stringValue ?? fields["error_description"]?.stringValue
-                ?? fields["error"]?.stringValue
-            if let message { text += ": " + String(message.prefix(300)) }
-        }
+        if let message = PassAPI.decode(PassAPI.ErrorBody.self, from: response.body)?.text { text += ": " + String(message.prefix(300)) }
         return text
+    }
+
+    /// The error body of an answer, if it has one of the REST API's error shapes.
+    static func errorBody(_ response: EntitlementHTTPResponse) -> PassAPI.ErrorBody? {
+        PassAPI.decode(PassAPI.ErrorBody.self, from: response.body)
     }
 
     /// The message of an error body (the MVPD's words for a denial).
     static func details(_ response: EntitlementHTTPResponse) -> String? {
-        guard case .object(let fields)? = JSONValue(jsonText: response.body) else { return nil }
-        return (fields["details"]?.stringValue ?? fields["message"]?.stringValue).map { String($0.prefix(1000)) }
+        errorBody(response).flatMap { $0.details ?? $0.message }.map { String($0.prefix(1000)) }
     }
 
-    static func json(_ response: EntitlementHTTPResponse, _ what: String) throws(AccessEnablerError) -> [String: JSONValue] {
-        guard case .object(let fields)? = JSONValue(jsonText: response.body) else {
-            throw AccessEnablerError(.internalError, "the service provider's \(what) is not JSON")
+    /// The body of a successful answer, decoded as the contract says; `what` names it in the error.
+    static func decode<Body: Decodable>(_ type: Body.Type, _ response: EntitlementHTTPResponse, _ what: String) throws(AccessEnablerError)
+        -> Body
+    {
+        guard let body = PassAPI.decode(type, from: response.body) else {
+            throw AccessEnablerError(.internalError, "the service provider's \(what) is not the JSON the REST API defines")
         }
-        return fields
+        return body
     }
 }

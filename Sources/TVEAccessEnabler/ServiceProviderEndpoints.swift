@@ -1,10 +1,11 @@
 import Foundation
 import TVEJSON
+import TVEPassAPI
 
 extension ServiceProviderClient {
     /// `GET /api/v1/config/{requestor}`: the MVPDs this provider offers the requestor.
     func mvpds() async throws(AccessEnablerError) -> [MVPD] {
-        let response = try await call("GET", "/api/v1/config/\(Self.pathSegment(requestor))")
+        let response = try await call("GET", "/api/v1/config/\(FormCodec.percentEncode(requestor))")
         switch response.status {
         case 200: break
         case 400, 404:
@@ -14,28 +15,20 @@ extension ServiceProviderClient {
             throw AccessEnablerError(
                 .configurationUnavailable, "configuration failed (\(Self.describe(response)))", httpStatus: response.status)
         }
-        let root = try Self.json(response, "configuration")
-        guard case .object(let requestorObject)? = root["requestor"], case .object(let mvpdsObject)? = requestorObject["mvpds"],
-            case .array(let entries)? = mvpdsObject["mvpd"]
-        else {
+        guard let configuration = PassAPI.decode(PassAPI.ConfigurationResponse.self, from: response.body) else {
             throw AccessEnablerError(.configurationUnavailable, "the configuration has no requestor.mvpds.mvpd list")
         }
         // An entry with an empty or oversized field is left out: the list is shown to users and stored with a login.
         func short(_ text: String?, _ limit: Int) -> Bool { (text?.utf8.count ?? 0) <= limit }
-        return entries.prefix(1000).compactMap { entry -> MVPD? in
-            guard case .object(let fields) = entry, let id = fields["id"]?.stringValue, !id.isEmpty, short(id, 256),
-                short(fields["displayName"]?.stringValue, 1024), short(fields["logoURL"]?.stringValue, 2048),
-                short(fields["boardingStatus"]?.stringValue, 64), short(fields["platformMappingId"]?.stringValue, 256)
+        return configuration.mvpds.prefix(1000).compactMap { entry -> MVPD? in
+            guard let id = entry.id, !id.isEmpty, short(id, 256), short(entry.displayName, 1024), short(entry.logoURL, 2048),
+                short(entry.boardingStatus, 64), short(entry.platformMappingId, 256)
             else { return nil }
-            let required = (fields["requiredMetadataFields"]?.arrayValue?.compactMap(\.stringValue) ?? []).prefix(64).filter {
-                short($0, 256)
-            }
+            let required = (entry.requiredMetadataFields ?? []).prefix(64).filter { short($0, 256) }
             return MVPD(
-                id: id, displayName: fields["displayName"]?.stringValue ?? id,
-                logoURL: fields["logoURL"]?.stringValue.flatMap(URL.init(string:)),
-                enablePlatformServices: fields["enablePlatformServices"]?.boolValue ?? false,
-                boardingStatus: fields["boardingStatus"]?.stringValue, platformMappingID: fields["platformMappingId"]?.stringValue,
-                requiredMetadataFields: required, serviceProvider: baseURL)
+                id: id, displayName: entry.displayName ?? id, logoURL: entry.logoURL.flatMap(URL.init(string:)),
+                enablePlatformServices: entry.enablePlatformServices ?? false, boardingStatus: entry.boardingStatus,
+                platformMappingID: entry.platformMappingId, requiredMetadataFields: Array(required), serviceProvider: baseURL)
         }
     }
 
@@ -43,8 +36,8 @@ extension ServiceProviderClient {
     func registrationCode(deviceID: String, mvpd: String?) async throws(AccessEnablerError) -> String {
         var form = [("deviceId", deviceID), ("device_info", deviceInfo)]
         if let mvpd { form.append(("mvpd", mvpd)) }
-        let response = try await call("POST", "/reggie/v1/\(Self.pathSegment(requestor))/regcode", form: form)
-        guard response.status == 201, let code = try Self.json(response, "registration code")["code"]?.stringValue else {
+        let response = try await call("POST", "/reggie/v1/\(FormCodec.percentEncode(requestor))/regcode", form: form)
+        guard response.status == 201, let code = PassAPI.decode(PassAPI.RegistrationCodeRecord.self, from: response.body)?.code else {
             throw AccessEnablerError(
                 .genericAuthentication, "no registration code (\(Self.describe(response)))", httpStatus: response.status)
         }
@@ -67,13 +60,11 @@ extension ServiceProviderClient {
         let response = try await call("GET", "/api/v1/tokens/authn", query: [("requestor", requestor), ("deviceId", deviceID)])
         switch response.status {
         case 200:
-            let fields = try Self.json(response, "authentication token")
-            guard let mvpd = fields["mvpd"]?.stringValue, let userID = fields["userId"]?.stringValue,
-                let expires = fields["expires"]?.stringValue.flatMap({ Int64($0) }) ?? fields["expires"]?.integerValue
-            else {
+            guard let token = PassAPI.decode(PassAPI.AuthenticationTokenResponse.self, from: response.body) else {
                 throw AccessEnablerError(.internalAuthentication, "the authentication token lacks mvpd, userId or expires")
             }
-            return AuthenticationToken(requestor: requestor, mvpd: mvpd, userID: userID, expires: expires, platformSSO: platformSSO)
+            return AuthenticationToken(
+                requestor: requestor, mvpd: token.mvpd, userID: token.userId, expires: token.expires.milliseconds, platformSSO: platformSSO)
         case 404, 410, 412: return nil
         default:
             throw AccessEnablerError(
@@ -90,18 +81,14 @@ extension ServiceProviderClient {
         let response = try await call("GET", "/api/v1/authorize", query: query)
         switch response.status {
         case 200:
-            let fields = try Self.json(response, "authorization")
-            guard let mvpd = fields["mvpd"]?.stringValue,
-                let expires = fields["expires"]?.stringValue.flatMap({ Int64($0) }) ?? fields["expires"]?.integerValue
-            else {
+            guard let authorization = PassAPI.decode(PassAPI.AuthorizationResponse.self, from: response.body) else {
                 throw AccessEnablerError(.internalAuthorization, "the authorization lacks mvpd or expires")
             }
-            return AuthorizationToken(resource: resource, mvpd: mvpd, expires: expires)
+            return AuthorizationToken(resource: resource, mvpd: authorization.mvpd, expires: authorization.expires.milliseconds)
         case 403:
             // The MVPD's message, passed through.
-            if let details = Self.details(response), case .object(let fields)? = JSONValue(jsonText: response.body),
-                fields["code"]?.stringValue?.hasPrefix("authentication") == true
-                    || fields["message"]?.stringValue == "User not Authenticated Error"
+            if let details = Self.details(response), let body = Self.errorBody(response),
+                body.code?.hasPrefix("authentication") == true || body.message == "User not Authenticated Error"
             {
                 throw AccessEnablerError(.userNotAuthenticated, details, httpStatus: 403)
             }
@@ -118,7 +105,8 @@ extension ServiceProviderClient {
             "GET", "/api/v1/tokens/media", query: [("requestor", requestor), ("deviceId", deviceID), ("resource", resource)])
         switch response.status {
         case 200:
-            guard let token = try Self.json(response, "media token")["serializedToken"]?.stringValue, !token.isEmpty else {
+            guard let token = PassAPI.decode(PassAPI.MediaTokenResponse.self, from: response.body)?.serializedToken, !token.isEmpty
+            else {
                 throw AccessEnablerError(.internalAuthorization, "the media-token answer has no serializedToken")
             }
             return token
@@ -136,18 +124,17 @@ extension ServiceProviderClient {
         switch response.status {
         case 200: break
         case 403, 412: throw AccessEnablerError(.userNotAuthenticated, "the device is not authenticated", httpStatus: response.status)
-        case 400 where (try? Self.json(response, "error"))?["code"]?.stringValue == "too_many_resources":
+        case 400 where Self.errorBody(response)?.code == "too_many_resources":
             throw AccessEnablerError(.tooManyResources, "too many resources in one preauthorization", httpStatus: 400)
         default:
             throw AccessEnablerError(.genericAuthorization, "preauthorize failed (\(Self.describe(response)))", httpStatus: response.status)
         }
-        guard case .array(let items)? = try Self.json(response, "preauthorization")["resources"] else {
+        guard let preauthorization = PassAPI.decode(PassAPI.PreauthorizationResponse.self, from: response.body) else {
             throw AccessEnablerError(.genericAuthorization, "the preauthorization has no resources list")
         }
-        return items.compactMap { item in
-            guard case .object(let fields) = item, let id = fields["id"]?.stringValue else { return nil }
-            let message = fields["message"]?.stringValue ?? fields["error"]?.objectValue?["details"]?.stringValue
-            return PreauthorizationDecision(resource: id, authorized: fields["authorized"]?.boolValue ?? false, message: message)
+        return preauthorization.resources.map { decision in
+            PreauthorizationDecision(
+                resource: decision.id, authorized: decision.authorized ?? false, message: decision.message ?? decision.error?.details)
         }
     }
 
@@ -178,7 +165,7 @@ extension ServiceProviderClient {
     /// `GET /api/v1/{requestor}/profile-requests/{mvpd}`: the opaque payload the platform SSO framework needs.
     func profileRequest(mvpd: String, deviceID: String, deviceType: String) async throws(AccessEnablerError) -> String {
         let response = try await call(
-            "GET", "/api/v1/\(Self.pathSegment(requestor))/profile-requests/\(Self.pathSegment(mvpd))",
+            "GET", "/api/v1/\(FormCodec.percentEncode(requestor))/profile-requests/\(FormCodec.percentEncode(mvpd))",
             query: [("deviceId", deviceID), ("deviceType", deviceType)])
         guard response.status == 200, response.body.count <= 64 * 1024 else {
             throw AccessEnablerError(.platformSSO, "profile request failed (\(Self.describe(response)))", httpStatus: response.status)
@@ -202,12 +189,5 @@ extension ServiceProviderClient {
             throw AccessEnablerError(
                 .genericAuthentication, "the token exchange failed (\(Self.describe(response)))", httpStatus: response.status)
         }
-    }
-
-    /// A path segment, percent-encoded.
-    static func pathSegment(_ text: String) -> String {
-        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 }

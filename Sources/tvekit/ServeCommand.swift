@@ -1,9 +1,15 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import Logging
+import ServiceLifecycle
+import UnixSignals
 import TVECrypto
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 import TVETokens
+import TVEVerification
+import TVEVerificationServer
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -67,100 +73,77 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let log = RequestLog()
         let flusher = Task { await log.runFlusher() }
-        defer { flusher.cancel() }
-        let router: Router<ServerRequestContext>
+        defer {
+            flusher.cancel()
+            log.flush()
+        }
+        let server: any Service
         if verifierOnly {
             let keys = try Input.trustedKeys(certificates, allowing1024BitKeys: allow1024BitKeys)
             let service = try VerificationService(
-                trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew),
-                allowing1024BitKeys: allow1024BitKeys)
+                trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew), allowing1024BitKeys: allow1024BitKeys)
             let host = self.host
-            try await VerificationHTTPServer(service: service, log: log).run(
-                host: host, port: port, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
-                onBound: { bound in
-                    Output.progress("verification service listening on http://\(host):\(bound)")
-                }, until: { await TerminationSignal.wait() })
-            log.flush()
-            return
+            server = VerificationHTTPServer(
+                service: service, host: host, port: port, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, log: log,
+                onBound: { Output.progress("verification service listening on http://\(host):\($0)") })
         } else {
-            let configuration: ServiceProviderConfiguration
-            if let config {
-                do {
-                    configuration = try JSONDecoder().decode(
-                        ServiceProviderConfiguration.self, from: Data(Input.read(config, what: "configuration")))
-                } catch let error as CLIError {
-                    throw error
-                } catch {
-                    throw CLIError(message: "the configuration '\(config)' is not valid JSON of the documented shape")
-                }
-                if !configuration.problems.isEmpty {
-                    throw CLIError(
-                        message: "the configuration '\(config)' is not usable: \(configuration.problems.joined(separator: "; "))")
-                }
-            } else {
-                configuration = .sandbox
-            }
-            if !["127.0.0.1", "::1", "localhost"].contains(host) {
-                Output.progress(
-                    "warning: the sandbox's passwords and clientless secrets are public; serving it beyond loopback (\(host)) exposes it")
-            }
-            Output.progress("generating the sandbox keys...")
-            let keys = try SandboxKeys()
-            let statement = try SoftwareStatement.issue(
-                subject: UUID().uuidString.lowercased(),
-                issuedAt: Int64(Date().timeIntervalSince1970), signingKey: keys.softwareStatementKey)
-            let directory = try writeAppSide(keys, statement: statement.compact)
-            Output.progress("app-side keys and software statement in \(directory)")
-            router = Router(context: ServerRequestContext.self)
-            router.middlewares.add(RequestLogMiddleware(log: log))
-            try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys).addRoutes(to: router)
-            try VerificationService(
-                trustedKeys: [keys.mediaTokenKey.publicKey], requestorIDs: configuration.requestors.map(\.id),
-                clockSkew: .seconds(skew)
-            ).addRoutes(to: router)
+            server = try serviceProvider(log: log)
         }
-        let app = Application(
-            router: router, configuration: .init(address: .hostname(host, port: port)),
-            onServerRunning: { channel in
-                let bound = channel.localAddress?.port ?? port
-                Output.progress("\(verifierOnly ? "verification service" : "local service provider") listening on http://\(host):\(bound)")
-            })
-        try await app.runService()
-        log.flush()
+        // SIGTERM and SIGINT stop the server gracefully: the listener closes, open requests finish.
+        var logger = Logger(label: "tvekit.serve")
+        logger.logLevel = .error
+        let group = ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
     }
 
-    /// Writes the app side's material into a private directory (0700, files 0600) and returns its path.
-    private func writeAppSide(_ keys: SandboxKeys, statement: String) throws -> String {
-        let manager = FileManager.default
-        let directory =
-            keysOut ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("tvekit-sandbox-" + UUID().uuidString.lowercased())
-        // An existing directory must be a real directory of ours that nobody else can read.
-        var status = stat()
-        if lstat(directory, &status) == 0 {
-            guard status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(), status.st_mode & 0o077 == 0 else {
-                throw CLIError(
-                    message: "--keys-out \(directory) exists and is not a private directory of this user (mode 0700, not a symlink)")
+    /// The local service provider with fresh sandbox keys (the app side's material written out), plus the verification
+    /// routes for its own media tokens.
+    private func serviceProvider(log: RequestLog) throws -> some Service {
+        let configuration: ServiceProviderConfiguration
+        if let config {
+            do {
+                configuration = try JSONDecoder().decode(
+                    ServiceProviderConfiguration.self, from: Data(Input.read(config, what: "configuration")))
+            } catch let error as CLIError {
+                throw error
+            } catch {
+                throw CLIError(message: "the configuration '\(config)' is not valid JSON of the documented shape")
             }
+            if !configuration.problems.isEmpty {
+                throw CLIError(message: "the configuration '\(config)' is not usable: \(configuration.problems.joined(separator: "; "))")
+            }
+        } else {
+            configuration = .sandbox
         }
+        if !["127.0.0.1", "::1", "localhost"].contains(host) {
+            Output.progress(
+                "warning: the sandbox's passwords and clientless secrets are public; serving it beyond loopback (\(host)) exposes it")
+        }
+        Output.progress("generating the sandbox keys...")
+        let keys = try SandboxKeys()
+        let statement = try SoftwareStatement.issue(
+            subject: UUID().uuidString.lowercased(), issuedAt: Int64(Date().timeIntervalSince1970), signingKey: keys.softwareStatementKey)
+        let directory: String
         do {
-            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let files: [(String, Data)] = [
-                ("software-statement.jwt", Data((statement + "\n").utf8)),
-                ("media-token-public.pem", Data(keys.mediaTokenKey.publicKey.pemRepresentation.utf8)),
-                ("metadata-private.pem", Data(try keys.metadataKey.pkcs8PEMRepresentation)),
-                ("requestor-private.pem", Data(try keys.requestorKey.pkcs8PEMRepresentation)),
-            ]
-            for (name, contents) in files {
-                let path = (directory as NSString).appendingPathComponent(name)
-                guard manager.createFile(atPath: path, contents: contents, attributes: [.posixPermissions: 0o600]) else {
-                    throw CLIError(message: "could not write \(path)")
-                }
-            }
-        } catch let error as CLIError {
-            throw error
+            directory = try keys.writeAppSide(softwareStatement: statement.compact, to: keysOut)
         } catch {
-            throw CLIError(message: "could not create the directory \(directory)")
+            throw CLIError(message: "--keys-out: \(error.reason)")
         }
-        return directory
+        Output.progress("app-side keys and software statement in \(directory)")
+        let router = Router(context: ServerRequestContext.self)
+        router.middlewares.add(RequestLogMiddleware(log: log))
+        try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys).addRoutes(to: router)
+        try VerificationService(
+            trustedKeys: [keys.mediaTokenKey.publicKey], requestorIDs: configuration.requestors.map(\.id), clockSkew: .seconds(skew)
+        ).addRoutes(to: router)
+        let host = self.host
+        let port = self.port
+        var quiet = Logger(label: "tvekit.serve")
+        quiet.logLevel = .error
+        return Application(
+            router: router, configuration: .init(address: .hostname(host, port: port)),
+            onServerRunning: { channel in
+                Output.progress("local service provider listening on http://\(host):\(channel.localAddress?.port ?? port)")
+            }, logger: quiet)
     }
 }

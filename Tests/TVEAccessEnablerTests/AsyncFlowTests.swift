@@ -3,7 +3,8 @@ import Testing
 import TVEAccessEnabler
 import TVECrypto
 import TVEJSON
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 import TVETokens
 
 @Suite("AccessEnabler async API against the local service provider")

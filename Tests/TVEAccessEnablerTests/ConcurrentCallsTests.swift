@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import TVEAccessEnabler
 import TVECrypto
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 
 /// A TV-provider account whose picker stays on screen until the test closes it (then the user cancels).
 final class BlockingPickerAccount: TVProviderAccountProvider {

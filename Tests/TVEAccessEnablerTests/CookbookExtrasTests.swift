@@ -3,7 +3,9 @@ import Testing
 import TVEAccessEnabler
 import TVECrypto
 import TVEJSON
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
+import TVEVerification
 import TVETokens
 
 @Suite("AccessEnabler: view media, tracking data, access-token refresh")

@@ -4,7 +4,8 @@ import TVEAccessEnabler
 import TVECrypto
 import TVEJSON
 import TVEMetadata
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 import TVETokens
 
 /// The cookbook flows through the delegate API, against the local service provider, asserting the exact callbacks.

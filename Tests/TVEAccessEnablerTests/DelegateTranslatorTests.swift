@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TVESandbox
 import TVEAccessEnabler
 import TVEJSON
 

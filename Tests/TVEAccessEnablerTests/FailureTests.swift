@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import TVEAccessEnabler
 import TVECrypto
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 
 /// A transport that fails on purpose for paths that match, and otherwise passes through.
 final class FaultyTransport: EntitlementTransport {

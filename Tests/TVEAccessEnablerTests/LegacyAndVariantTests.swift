@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import TVEAccessEnabler
 import TVECrypto
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 import TVETokens
 
 /// The deprecated identities (signed requestor ID, tvOS secret/publicKey) and the remaining method variants.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import TVEAccessEnabler
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 
 /// How a login ends: only the configured redirect completes it, only for the MVPD picked, and a failed completion can be
 /// retried.

@@ -3,7 +3,8 @@ import Testing
 import TVEAccessEnabler
 import TVECrypto
 import TVEJSON
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 
 /// The Apple SSO cookbook through the delegate API, with a simulated TV-provider account backed by the sandbox IdP.
 @Suite("AccessEnabler delegate API: platform single sign-on")

@@ -3,7 +3,8 @@ import Testing
 import TVEAccessEnabler
 import TVECrypto
 import TVEJSON
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 
 /// What reaches the service provider, and what does not: withData, device_info, handleSVC, the calls answered locally.
 @Suite("AccessEnabler: what reaches the service provider (withData, device_info, handleSVC, local answers)")

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import TVEAccessEnabler
 import TVECrypto
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 import TVETokens
 
 /// `setRequestor` called again (new credentials, another requestor, back in the foreground) and the MVPD list it keeps.

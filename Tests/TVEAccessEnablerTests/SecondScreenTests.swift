@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import TVEAccessEnabler
 import TVECrypto
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 
 /// The tvOS wait for a second screen: cancelled, timed out, overtaken by a logout, with a zero interval.
 @Suite("AccessEnabler: the tvOS second-screen wait")

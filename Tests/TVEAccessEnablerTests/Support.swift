@@ -3,7 +3,8 @@ import Hummingbird
 import Testing
 import TVEAccessEnabler
 import TVECrypto
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 import TVETokens
 
 /// A clock the test moves.
@@ -31,41 +32,39 @@ enum SharedKeys {
     static let sandbox: SandboxKeys? = try? SandboxKeys()
 }
 
-/// A running local service provider (the sandbox unless told otherwise) and what an app needs to use it.
+/// A running sandbox (its configuration unless told otherwise) on the test's clock.
 struct LocalProvider: Sendable {
-    let url: URL
-    let keys: SandboxKeys
+    let sandbox: Sandbox
     let clock: TestClock
-    let softwareStatement: String
+    var url: URL { sandbox.url }
+    var keys: SandboxKeys { sandbox.keys }
+    var softwareStatement: String { sandbox.softwareStatement }
 
     /// An enabler for this provider, with instant sleeps and the programmer's metadata key.
     func enabler(
         platform: EntitlementPlatform = .iOS, store: any EntitlementTokenStore = InMemoryTokenStore(),
         transport: any EntitlementTransport = URLSessionTransport(timeout: 5), sleeper: SleepRecorder = SleepRecorder()
     ) -> AsyncAccessEnabler {
-        AsyncAccessEnabler(
-            softwareStatement: softwareStatement,
-            configuration: .init(
-                transport: transport, tokenStore: store, clock: clock, platform: platform,
-                metadataDecryptor: MetadataDecryptorFactory.make(keys.metadataKey), pollingInterval: .milliseconds(50),
-                pollingTimeout: .seconds(60),
-                sleep: sleeper.sleep))
+        sandbox.accessEnabler {
+            $0.transport = transport
+            $0.tokenStore = store
+            $0.platform = platform
+            $0.metadataDecryptor = MetadataDecryptorFactory.make(keys.metadataKey)
+            $0.pollingInterval = .milliseconds(50)
+            $0.pollingTimeout = .seconds(60)
+            $0.sleep = sleeper.sleep
+        }
     }
 }
 
-/// Starts the local service provider on an ephemeral port for `body`.
+/// Starts the sandbox on an ephemeral port for `body`.
 func withLocalProvider(
     _ configuration: ServiceProviderConfiguration = .sandbox, clock: TestClock = TestClock(),
     _ body: @Sendable (LocalProvider) async throws -> Void
 ) async throws {
     let keys = try #require(SharedKeys.sandbox)
-    let provider = try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys, clock: clock)
-    let router = Router(context: ServerRequestContext.self)
-    provider.addRoutes(to: router)
-    try await LocalServer.run(router) { url in
-        let statement = try SoftwareStatement.issue(
-            subject: "test-app", issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
-        try await body(LocalProvider(url: url, keys: keys, clock: clock, softwareStatement: statement.compact))
+    try await Sandbox.run(configuration: configuration, keys: keys, clock: clock) { sandbox in
+        try await body(LocalProvider(sandbox: sandbox, clock: clock))
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import TVEAccessEnabler
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 
 /// The file token store as a cache: a broken file does not lock the app out, and the file stays under its read limit.
 @Suite("AccessEnabler: the token store (a corrupt file, a bounded size)")

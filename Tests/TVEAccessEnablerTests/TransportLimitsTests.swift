@@ -4,7 +4,8 @@ import NIOCore
 import Testing
 import TVEAccessEnabler
 import TVECrypto
-import TVEServer
+import TVESandbox
+import TVEServiceProvider
 
 /// A hostile service provider: answers that drip a byte at a time or never end.
 enum HostileProvider {

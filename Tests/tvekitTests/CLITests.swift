@@ -560,7 +560,7 @@ struct ServeCommandTests {
         for expected in [
             "setRequestorComplete(1)", "MediaTokenVerifier(resourceID: news): VALID_TOKEN", "checkAuthorization(<MRSS ",
             "the media token: <authToken>, issueTime ", "presentTvProviderDialog", "status(VSA203",
-            "status(REGCODE", "setMetadataStatus(\"Apple\"", "selectedProvider(Sandbox Cable)",
+            "status(REGCODE", "setMetadataStatus(\"Apple\"", "selectedProvider(SandboxCable)",
         ] {
             #expect(lines.contains { $0.contains(expected) }, "\(expected)")
         }

@@ -1,0 +1,49 @@
+/// One of the cookbook's walks, played as an app would against a running ``Sandbox``, through the delegate API: every
+/// step checks the callbacks the cookbook promises and throws ``SandboxError`` when one is not what it says.
+/// `tvekit demo` prints them; the tests run them.
+public struct SandboxScenario: Sendable, Identifiable {
+    /// A stable identifier (`classic`, `platform-sso`, `second-screen`).
+    public let id: String
+    /// What the walk shows.
+    public let name: String
+    private let walk: @Sendable (ScenarioRun) async throws -> Void
+
+    /// iOS without single sign-on: startup, authentication in the MVPD's login page, preauthorization, authorization
+    /// (a plain and an MRSS resource, each token verified as a player's back end would), a denial, user metadata,
+    /// logout through the logout page.
+    public static let classic = SandboxScenario(id: "classic", name: "iOS, without single sign-on") { try await $0.classic() }
+    /// The Apple SSO cookbook with a simulated TV-provider account: the platform picker, the token exchange,
+    /// `tokenSource`, the SSO logout's `VSA203`.
+    public static let platformSSO = SandboxScenario(id: "platform-sso", name: "iOS, with platform single sign-on") {
+        try await $0.platformSSO()
+    }
+    /// tvOS: a registration code shown on the TV and used on a phone, then authorization and logout.
+    public static let secondScreen = SandboxScenario(id: "second-screen", name: "tvOS, second screen") { try await $0.secondScreen() }
+
+    /// Every scenario, in the order `tvekit demo` plays them.
+    public static let all = [classic, platformSSO, secondScreen]
+
+    /// Plays the scenario against `sandbox`, telling `narrator` each call, note and callback.
+    public func run(in sandbox: Sandbox, narrator: ScenarioNarrator = .silent) async throws {
+        try await walk(ScenarioRun(sandbox: sandbox, narrator: narrator))
+    }
+}
+
+/// Who hears a scenario's steps: the app's calls, notes about what happens outside the app, and each callback.
+public struct ScenarioNarrator: Sendable {
+    public var call: @Sendable (String) -> Void
+    public var note: @Sendable (String) -> Void
+    public var callback: @Sendable (EntitlementEvent) -> Void
+
+    public init(
+        call: @escaping @Sendable (String) -> Void, note: @escaping @Sendable (String) -> Void,
+        callback: @escaping @Sendable (EntitlementEvent) -> Void
+    ) {
+        self.call = call
+        self.note = note
+        self.callback = callback
+    }
+
+    /// Hears nothing.
+    public static let silent = ScenarioNarrator(call: { _ in }, note: { _ in }, callback: { _ in })
+}

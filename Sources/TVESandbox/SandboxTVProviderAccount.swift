@@ -1,0 +1,107 @@
+import Foundation
+import TVECrypto
+import TVEAccessEnabler
+import TVEPassAPI
+
+/// A simulated platform single-sign-on account (what Apple's Video Subscriber Account gives an app) backed by the
+/// sandbox's identity providers: the account's SAML responses come from `POST /idp/{mvpd}/sso`. For tests and
+/// `tvekit demo`.
+public final class SandboxTVProviderAccount: TVProviderAccountProvider {
+    /// A TV-provider sign-in: the platform identifier (the MVPD's `platformMappingId`) and the subscriber's login.
+    public struct SignIn: Sendable, Hashable {
+        public var providerIdentifier: String
+        public var username: String
+        public var password: String
+
+        public init(providerIdentifier: String, username: String, password: String) {
+            self.providerIdentifier = providerIdentifier
+            self.username = username
+            self.password = password
+        }
+    }
+
+    /// What the user does in the picker.
+    public enum PickerChoice: Sendable, Hashable {
+        case select(SignIn)
+        case otherProvider
+        case cancel
+    }
+
+    private struct State {
+        var access: TVProviderAccessStatus
+        var signedIn: SignIn?
+    }
+
+    let serviceProvider: URL
+    /// Maps platform identifiers to MVPD IDs (the sandbox's IdP paths).
+    let mvpdForProvider: [String: String]
+    let transport: any EntitlementTransport
+    let picker: @Sendable (TVProviderMetadataRequest) -> PickerChoice
+    private let state: Locked<State>
+    private let presentedDialogs = Locked<[TVProviderDialog]>([])
+    /// The dialogs shown so far, in order (for tests and the demo's transcript).
+    public var presented: [TVProviderDialog] { presentedDialogs.withLock { $0 } }
+
+    public init(
+        serviceProvider: URL, mvpdForProvider: [String: String], access: TVProviderAccessStatus, signedIn: SignIn? = nil,
+        transport: any EntitlementTransport = URLSessionTransport(timeout: 10),
+        picker: @escaping @Sendable (TVProviderMetadataRequest) -> PickerChoice = { _ in .cancel }
+    ) {
+        self.serviceProvider = serviceProvider
+        self.mvpdForProvider = mvpdForProvider
+        self.transport = transport
+        self.picker = picker
+        state = Locked(State(access: access, signedIn: signedIn))
+    }
+
+    /// The sign-in in effect (changes when the user picks a provider).
+    public var signedIn: SignIn? { state.withLock { $0.signedIn } }
+
+    /// Signs the system out of the TV provider (what the user does in Settings).
+    public func signOut() { state.withLock { $0.signedIn = nil } }
+
+    public func setAccess(_ access: TVProviderAccessStatus) { state.withLock { $0.access = access } }
+
+    public func accessStatus(prompt: Bool) async -> TVProviderAccessStatus { state.withLock { $0.access } }
+
+    public func accountMetadata(_ request: TVProviderMetadataRequest, presenter: any TVProviderDialogPresenter) async
+        -> TVProviderMetadataResult
+    {
+        if request.isInterruptionAllowed {
+            let dialog = TVProviderDialog(payload: "TV provider picker: " + request.providerIdentifiers.joined(separator: ", "))
+            presentedDialogs.withLock { $0.append(dialog) }
+            await presenter.present(dialog)
+            let choice = picker(request)
+            await presenter.dismiss(dialog)
+            switch choice {
+            case .otherProvider: return .otherProvider
+            case .cancel: return .cancelled
+            case .select(let signIn):
+                state.withLock { $0.signedIn = signIn }
+                return .account(providerIdentifier: signIn.providerIdentifier, samlResponse: nil)
+            }
+        }
+        guard let signIn = signedIn else { return .notSignedIn }
+        guard let token = request.verificationToken else {
+            return .account(providerIdentifier: signIn.providerIdentifier, samlResponse: nil)
+        }
+        guard let mvpd = mvpdForProvider[signIn.providerIdentifier] else { return .failed("unknown provider \(signIn.providerIdentifier)") }
+        let path = "/idp/" + FormCodec.percentEncode(mvpd) + "/sso"
+        guard let url = URL(string: serviceProvider.absoluteString + path) else { return .failed("bad identity-provider URL") }
+        let body = FormCodec.encode([("username", signIn.username), ("password", signIn.password), ("request_id", token)])
+        do {
+            let response = try await transport.send(
+                EntitlementHTTPRequest(
+                    method: "POST", url: url,
+                    headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                    body: Data(body.utf8)))
+            guard response.status == 200, let saml = PassAPI.decode(PassAPI.SingleSignOnResponse.self, from: response.body)?.samlResponse
+            else {
+                return .failed("the provider answered HTTP \(response.status)")
+            }
+            return .account(providerIdentifier: signIn.providerIdentifier, samlResponse: saml)
+        } catch {
+            return .failed("the provider cannot be reached")
+        }
+    }
+}

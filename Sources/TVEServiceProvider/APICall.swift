@@ -1,0 +1,125 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TVECrypto
+import TVEPassAPI
+import TVEMetadata
+import TVESAML
+import TVETokens
+
+/// One API request: its form fields (query string, then an `application/x-www-form-urlencoded` body), path
+/// parameters, and the checks every endpoint shares.
+struct APICall: Sendable {
+    let provider: ServiceProvider
+    let request: Request
+    let path: Parameters
+    /// Fields in order of appearance, query first.
+    let fields: [(name: String, value: String)]
+
+    init(provider: ServiceProvider, request: Request, parameters: Parameters) async throws(ServiceProviderError) {
+        self.provider = provider
+        self.request = request
+        path = parameters
+        var fields = FormCodec.decode(request.uri.query ?? "")
+        if request.method == .post || request.method == .delete,
+            request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        {
+            guard let body = try? await request.body.collect(upTo: ServiceProvider.maximumBodyBytes) else {
+                throw .init(
+                    status: 413, code: "invalid_parameter", message: "Payload Too Large",
+                    details: "the body is over \(ServiceProvider.maximumBodyBytes) bytes", action: .none)
+            }
+            fields += FormCodec.decode(String(decoding: body.readableBytesView, as: UTF8.self))
+        }
+        self.fields = fields
+    }
+
+    /// The first value of `name`.
+    func field(_ name: String) -> String? { fields.first { $0.name == name }?.value }
+
+    /// Every value of `name`.
+    func fields(_ name: String) -> [String] { fields.filter { $0.name == name }.map(\.value) }
+
+    /// A required, non-empty field without control characters, at most `limit` bytes.
+    func required(_ name: String, limit: Int = ServiceProvider.maximumFieldBytes, error: ServiceProviderError? = nil)
+        throws(ServiceProviderError) -> String
+    {
+        guard let value = field(name), APICall.isAcceptable(value, limit: limit) else {
+            throw error ?? .badRequest("invalid_parameter", "\(name) is required (at most \(limit) bytes, no control characters)")
+        }
+        return value
+    }
+
+    /// The configured requestor named by the `requestor` (or `requestor_id`) field.
+    func requestor() throws(ServiceProviderError) -> ServiceProviderConfiguration.Requestor {
+        guard let id = field("requestor") ?? field("requestor_id"), !id.isEmpty else {
+            throw .badRequest("invalid_requestor", "requestor is required")
+        }
+        guard let requestor = provider.configuration.requestor(id) else { throw .unknownRequestor }
+        return requestor
+    }
+
+    /// The configured requestor named by the `{requestor}` path parameter.
+    func pathRequestor() throws(ServiceProviderError) -> ServiceProviderConfiguration.Requestor {
+        guard let requestor = path.get("requestor").flatMap({ provider.configuration.requestor($0) }) else { throw .unknownRequestor }
+        return requestor
+    }
+
+    func deviceID() throws(ServiceProviderError) -> String { try required("deviceId", limit: 256, error: .missingDeviceID) }
+
+    /// Checks the client credential: a Bearer access token; a clientless HMAC-SHA1 header for `requestor` (fresh, its
+    /// nonce unused, signed with a configured secret); or a `signed_requestor_id` of `requestor` by a configured key.
+    ///
+    /// **Choice:** the clientless header's `request_uri` is not compared with the request's path: public clients
+    /// disagree on what it holds (FORMATS.md §4), and the HMAC, the method, the time and the nonce bind it.
+    func requireClient(requestor: String) throws(ServiceProviderError) {
+        let authorization = request.headers[.authorization]
+        if let authorization, authorization.prefix(7).lowercased() == "bearer " {
+            guard provider.registry.client(forBearer: authorization) != nil else { throw .unauthorizedClient }
+            return
+        }
+        if let authorization, authorization.contains("signature_method=HMAC-SHA1") {
+            try checkClientless(authorization, requestor: requestor)
+            return
+        }
+        if let signature = field("signed_requestor_id") {
+            let valid = provider.keys.requestorSigningKeys.contains { key in
+                (try? SignedRequestorID.isValid(signature, for: requestor, publicKey: key)) == true
+            }
+            guard valid else { throw .unauthorizedClient }
+            return
+        }
+        throw .unauthorizedClient
+    }
+
+    private func checkClientless(_ header: String, requestor: String) throws(ServiceProviderError) {
+        let now = provider.clock.nowMilliseconds
+        guard let authorization = try? ClientlessAuthorization(header: header),
+            authorization.requestorID == requestor,
+            authorization.method == request.method.rawValue,
+            authorization.isFresh(now: now, maximumAge: ServiceProvider.clientlessMaximumAge),
+            let credential = provider.configuration.requestor(requestor)?.clientlessCredentials?.first(where: {
+                $0.publicKey == authorization.publicKey
+            }),
+            authorization.isValid(secret: SecureBytes(utf8: credential.secret), publicKey: credential.publicKey)
+        else { throw .unauthorizedClient }
+        // The nonce (at most 128 bytes, so that the cache stays small) is single use for as long as the request time is
+        // fresh: until 5 minutes after it.
+        guard authorization.nonce.utf8.count <= 128 else { throw .unauthorizedClient }
+        let expires = max(now, authorization.requestTime) + ServiceProvider.clientlessMaximumAge + 1
+        switch ServiceProviderState.firstUse(
+            requestor + "\u{0}" + authorization.nonce, in: provider.state.nonces, expires: expires, now: now)
+        {
+        case .first: return
+        case .replayed: throw .unauthorizedClient
+        case .full: throw .busy
+        }
+    }
+}
+
+extension APICall {
+    /// A field value is acceptable: not empty, at most `limit` bytes, no control characters.
+    static func isAcceptable(_ value: String, limit: Int) -> Bool {
+        !value.isEmpty && value.utf8.count <= limit && !value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
+}

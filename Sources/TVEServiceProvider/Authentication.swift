@@ -1,0 +1,264 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TVECrypto
+import TVEPassAPI
+import TVESAML
+import TVETokens
+
+extension ServiceProvider {
+    /// How long a browser login or a platform-SSO profile request may take.
+    static let loginLifetime: Int64 = 600_000
+
+    func addAuthenticationRoutes<Context: RequestContext>(to router: Router<Context>) {
+        // The browser starts here (no client credential: it is a page, possibly on a second screen).
+        api(router, .get, "api/v1/authenticate") { call in try self.authenticate(call) }
+        router.post("sp/saml/SAMLAssertionConsumer") { request, _ -> Response in
+            let body = try? await request.body.collect(upTo: Self.maximumBodyBytes)
+            return self.consumeAssertion(FormCodec.decode(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? ""))
+        }
+        api(router, .get, "api/v1/checkauthn") { call in
+            let requestor = try call.requestor()
+            try call.requireClient(requestor: requestor.id)
+            guard case .live = self.session(requestor.id, try call.deviceID()) else { throw ServiceProviderError.notAuthenticated }
+            return Response(status: .ok)
+        }
+        api(router, .get, "api/v1/checkauthn/:code") { call in
+            // The client first, so that the endpoint is no oracle of live codes.
+            let requestor = try call.requestor()
+            try call.requireClient(requestor: requestor.id)
+            guard let record = self.codes.record(call.path.get("code") ?? ""), record.requestor == requestor.id else {
+                throw ServiceProviderError.registrationCodeNotFound
+            }
+            guard case .live = self.session(record.requestor, record.info.deviceId) else { throw ServiceProviderError.notAuthenticated }
+            return Response(status: .ok)
+        }
+        api(router, .get, "api/v1/tokens/authn") { call in
+            let requestor = try call.requestor()
+            try call.requireClient(requestor: requestor.id)
+            switch self.session(requestor.id, try call.deviceID()) {
+            case .missing: throw ServiceProviderError.authenticationNotFound
+            case .expired: throw ServiceProviderError.authenticationExpired
+            case .live(let session, let expires):
+                return Response.json(
+                    .ok,
+                    PassAPI.AuthenticationTokenResponse(
+                        requestor: requestor.id, mvpd: session.mvpd, userId: session.userID,
+                        expires: .init(milliseconds: expires)))
+            }
+        }
+        api(router, .post, "api/v1/tokens/authn") { call in try self.exchangeToken(call) }
+        api(router, .get, "api/v1/:requestor/profile-requests/:mvpd") { call in
+            let requestor = try call.pathRequestor()
+            try call.requireClient(requestor: requestor.id)
+            let mvpd = try self.platformMVPD(call.path.get("mvpd") ?? "", requestor: requestor.id)
+            let deviceID = try call.deviceID()
+            let requestID = "_" + ClientRegistry.randomToken()
+            let now = self.clock.nowMilliseconds
+            let stored = self.state.profileRequests.withLock {
+                $0.insert(
+                    ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, requestID, expires: now + Self.loginLifetime, now: now
+                )
+            }
+            guard stored else { throw ServiceProviderError.busy }
+            return Response(
+                status: .ok, headers: [.contentType: "application/octet-stream"],
+                body: .init(byteBuffer: ByteBuffer(string: requestID)))
+        }
+        // The browser side of a logout (the page an app opens after DELETE /api/v1/logout): the MVPD's session is
+        // local here, so it only returns to the app. It changes no state: it carries no credential.
+        api(router, .get, "api/v1/logout") { call in
+            let requestor = try call.requestor()
+            if let url = call.field("redirect_url") {
+                guard requestor.allowedRedirectURLs.contains(url) else {
+                    throw ServiceProviderError(
+                        status: 403, code: "invalid_parameter", message: "Redirect URL not allowed",
+                        details: "redirect_url is not one of the requestor's registered redirect URLs", action: .configuration)
+                }
+                return Response(status: .found, headers: [.location: url, .cacheControl: "no-store"])
+            }
+            return HTMLPage.page(.ok, title: "Signed out", body: "<p>You are signed out.</p>")
+        }
+        api(router, .delete, "api/v1/logout") { call in
+            let requestor = try call.requestor()
+            try call.requireClient(requestor: requestor.id)
+            self.state.logout(requestor: requestor.id, deviceID: try call.deviceID())
+            return Response(status: .noContent)
+        }
+    }
+
+    func session(_ requestor: String, _ deviceID: String) -> ExpiringTable<AuthenticationSession>.Lookup {
+        let now = clock.nowMilliseconds
+        return state.identity.withLock { $0.sessions.lookup(ServiceProviderState.deviceKey(requestor, deviceID), now: now) }
+    }
+
+    /// `GET /api/v1/authenticate?requestor_id&mso_id&reg_code&redirect_url?` → 302 to the MVPD's login page.
+    ///
+    /// The browser carries no client credential, so the device comes from a registration code that the app created
+    /// with its credential (Adobe's REST v1 flow), unused and live until the login completes. A `deviceId` instead of a
+    /// code is accepted only with a client credential (for tools): otherwise anyone could bind any device to their
+    /// own subscription. `redirect_url` must be one of the requestor's ``ServiceProviderConfiguration/Requestor/redirectURLs``.
+    private func authenticate(_ call: APICall) throws -> Response {
+        let requestor = try call.requestor()
+        let mvpdID = try call.required("mso_id", limit: 256)
+        guard let mvpd = configuration.mvpd(mvpdID, for: requestor.id) else { throw ServiceProviderError.unknownMVPD }
+        let deviceID: String
+        var code: String? = nil
+        if let regCode = call.field("reg_code") {
+            guard let record = codes.loginRecord(regCode, requestor: requestor.id) else {
+                throw ServiceProviderError.registrationCodeNotFound
+            }
+            if let bound = record.mvpd, bound != mvpd.id { throw ServiceProviderError.unknownMVPD }
+            deviceID = record.info.deviceId
+            code = regCode
+        } else {
+            try call.requireClient(requestor: requestor.id)
+            deviceID = try call.deviceID()
+        }
+        var redirect: String? = nil
+        if let url = call.field("redirect_url") {
+            guard requestor.allowedRedirectURLs.contains(url) else {
+                throw ServiceProviderError(
+                    status: 403, code: "invalid_parameter", message: "Redirect URL not allowed",
+                    details: "redirect_url is not one of the requestor's registered redirect URLs", action: .configuration)
+            }
+            redirect = url
+        }
+        let relay = ClientRegistry.randomToken()
+        let requestID = "_" + ClientRegistry.randomToken()
+        let now = clock.nowMilliseconds
+        let login = PendingLogin(
+            requestor: requestor.id, mvpd: mvpd.id, deviceID: deviceID, registrationCode: code, redirectURL: redirect,
+            requestID: requestID)
+        guard state.logins.withLock({ $0.insert(relay, login, expires: now + Self.loginLifetime, now: now) }) else {
+            throw ServiceProviderError.busy
+        }
+        let location = "/idp/\(FormCodec.percentEncode(mvpd.id))/login?request_id=\(requestID)&RelayState=\(relay)"
+        return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// `POST /sp/saml/SAMLAssertionConsumer`: verifies the IdP's response for the pending login named by `RelayState`
+    /// (single use), records the authentication, and redirects to the app.
+    private func consumeAssertion(_ fields: [(name: String, value: String)]) -> Response {
+        let now = clock.nowMilliseconds
+        guard let relay = fields.first(where: { $0.name == "RelayState" })?.value,
+            let login = state.logins.withLock({ $0.take(relay, now: now) })
+        else {
+            return HTMLPage.page(
+                .badRequest, title: "Sign-in failed", body: "<p>This sign-in is unknown or has expired; start again from the app.</p>")
+        }
+        guard let samlResponse = fields.first(where: { $0.name == "SAMLResponse" })?.value else {
+            return HTMLPage.page(.badRequest, title: "Sign-in failed", body: "<p>The identity provider sent no response.</p>")
+        }
+        do {
+            try establishSession(
+                samlResponse: samlResponse, requestor: login.requestor, mvpdID: login.mvpd, deviceID: login.deviceID,
+                requestID: login.requestID, platformSSO: false, registrationCode: login.registrationCode)
+        } catch {
+            return HTMLPage.page(.forbidden, title: "Sign-in failed", body: "<p>\(HTMLForm.escape(error.details ?? error.message))</p>")
+        }
+        if let redirect = login.redirectURL {
+            return Response(status: .found, headers: [.location: redirect, .cacheControl: "no-store"])
+        }
+        return HTMLPage.page(.ok, title: "Signed in", body: "<p>You are signed in. You can return to your device.</p>")
+    }
+
+    /// Verifies a SAML response with TVESAML (the same strict policy as `tvekit saml verify`), refuses a replayed
+    /// assertion, and records the device's authentication.
+    func establishSession(
+        samlResponse: String, requestor: String, mvpdID: String, deviceID: String, requestID: String,
+        platformSSO: Bool, registrationCode: String? = nil
+    ) throws(ServiceProviderError) {
+        guard let mvpd = configuration.mvpd(mvpdID, for: requestor) else { throw .unknownMVPD }
+        let clock = self.clock
+        let assertion: SSOAssertion
+        do {
+            let verifier = try SAMLResponseVerifier(
+                configuration: SAMLVerifierConfiguration(
+                    idpKeys: [keys.identityProviderSigningKey.publicKey], idpEntityID: mvpd.idpEntityID,
+                    spEntityID: configuration.spEntityID,
+                    acsURL: configuration.acsURL, requestID: requestID,
+                    clock: { Date(timeIntervalSince1970: Double(clock.nowMilliseconds) / 1000) }))
+            assertion = try verifier.verify(Array(samlResponse.utf8))
+        } catch let error as SAMLError {
+            throw ServiceProviderError(
+                status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
+                details: "the SAML response was rejected: \(error.failures.map(\.rule.description).joined(separator: ", "))",
+                action: .authentication)
+        } catch {
+            throw ServiceProviderError(
+                status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
+                details: "the SAML response was rejected", action: .authentication)
+        }
+        let now = clock.nowMilliseconds
+        // Remember the assertion for at least as long as any response could still be accepted.
+        let assertionExpiry = max(assertion.notOnOrAfter.map { Self.milliseconds($0) } ?? now, now + Self.loginLifetime)
+        switch ServiceProviderState.firstUse(
+            mvpd.idpEntityID + "\u{0}" + assertion.assertionID, in: state.assertionIDs,
+            expires: assertionExpiry, now: now)
+        {
+        case .first: break
+        case .replayed:
+            throw ServiceProviderError(
+                status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
+                details: "the SAML assertion was already used", action: .authentication)
+        case .full: throw .busy
+        }
+        if let registrationCode, !codes.consume(registrationCode, requestor: requestor, deviceID: deviceID) {
+            throw ServiceProviderError(
+                status: 403, code: "authentication_session_invalidated", message: "Authentication failed",
+                details: "the registration code expired, was deleted or was already used", action: .authentication)
+        }
+        var expires = now + configuration.authenticationTTL * 1000
+        if let end = assertion.sessionNotOnOrAfter { expires = min(expires, Self.milliseconds(end)) }
+        let session = AuthenticationSession(
+            mvpd: mvpd.id, userID: assertion.nameID, sessionGUID: UUID().uuidString.lowercased(),
+            platformSSO: platformSSO, created: now)
+        let key = ServiceProviderState.deviceKey(requestor, deviceID)
+        // A new session GUID: the device's earlier authorizations, which name the old one, are void.
+        guard state.identity.withLock({ $0.sessions.insert(key, session, expires: expires, now: now) }) else { throw .busy }
+    }
+
+    /// Milliseconds since the epoch, clamped to the range of `Int64`.
+    static func milliseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        return Int64(exactly: value) ?? (value > 0 ? .max : .min)
+    }
+
+    /// `POST /api/v1/tokens/authn`: the platform-SSO token exchange (`requestor, deviceId, mvpd, deviceType,
+    /// SAMLResponse`). The response must answer the device's outstanding profile request for that MVPD.
+    private func exchangeToken(_ call: APICall) throws -> Response {
+        let requestor = try call.requestor()
+        try call.requireClient(requestor: requestor.id)
+        let deviceID = try call.deviceID()
+        let mvpd = try platformMVPD(try call.required("mvpd", limit: 256), requestor: requestor.id)
+        let samlResponse = try call.required(
+            "SAMLResponse", limit: Self.maximumBodyBytes,
+            error: .badRequest("invalid_parameter_saml_response", "SAMLResponse is required"))
+        let now = clock.nowMilliseconds
+        guard
+            let requestID = state.profileRequests.withLock({
+                $0.take(ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, now: now)
+            })
+        else {
+            throw ServiceProviderError(
+                status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
+                details: "no profile request is outstanding for this device and MVPD", action: .authentication)
+        }
+        try establishSession(
+            samlResponse: samlResponse, requestor: requestor.id, mvpdID: mvpd.id, deviceID: deviceID, requestID: requestID,
+            platformSSO: true)
+        return Response(status: .noContent)
+    }
+
+    /// An MVPD of `requestor` boarded for platform single sign-on.
+    func platformMVPD(_ id: String, requestor: String) throws(ServiceProviderError) -> ServiceProviderConfiguration.MVPD {
+        guard let mvpd = configuration.mvpd(id, for: requestor) else { throw .unknownMVPD }
+        guard mvpd.enablePlatformServices == true else {
+            throw ServiceProviderError(
+                status: 400, code: "unknown_integration", message: "Platform SSO not enabled",
+                details: "this MVPD is not boarded for platform single sign-on", action: .configuration)
+        }
+        return mvpd
+    }
+}

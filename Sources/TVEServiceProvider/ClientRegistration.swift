@@ -1,0 +1,205 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TVECrypto
+import TVETokens
+import TVEPassAPI
+
+/// Dynamic Client Registration of the local service provider (FORMATS.md §6):
+/// `POST /o/client/register` verifies the app's software statement (RS256, the configured key) and issues client
+/// credentials; `POST /o/client/token` exchanges them for a Bearer access token with an expiry. State lives in
+/// memory, bounded (oldest clients and expired tokens go first).
+public final class ClientRegistry: Sendable {
+    public struct Client: Sendable, Hashable {
+        public let id: String
+        let secret: String
+        public let issuedAt: Int64
+        public let redirectURIs: [String]
+        public let softwareStatementSubject: String?
+    }
+
+    struct AccessToken: Sendable {
+        let clientID: String
+        let expiresAt: Int64
+    }
+
+    struct State {
+        var clients: [String: Client] = [:]
+        var tokens: [String: AccessToken] = [:]
+        var lastTokenSweep: Int64?
+    }
+
+    /// Keys whose software statements are accepted.
+    let statementKeys: [RSAPublicKey]
+    /// Access-token lifetime in seconds (Adobe's sample: 21,600).
+    public let accessTokenLifetime: Int64
+    let maximumClients: Int
+    let maximumTokens: Int
+    let clock: any MediaTokenClock
+    private let state = Locked(State())
+
+    public init(
+        statementKeys: [RSAPublicKey], accessTokenLifetime: Int64 = 21_600, maximumClients: Int = 10_000,
+        maximumTokens: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()
+    ) {
+        self.statementKeys = statementKeys
+        self.accessTokenLifetime = accessTokenLifetime
+        self.maximumClients = maximumClients
+        self.maximumTokens = maximumTokens
+        self.clock = clock
+    }
+
+    /// Registers a client whose software statement verifies under one of the configured keys.
+    func register(softwareStatement: String, redirectURI: String?) throws(ClientRegistrationError) -> Client {
+        guard let statement = try? SoftwareStatement(compact: softwareStatement) else {
+            throw .init(status: .badRequest, error: "invalid_software_statement", description: "the software statement is not an RS256 JWT")
+        }
+        guard statementKeys.contains(where: { statement.isSignatureValid(publicKey: $0) }) else {
+            throw .init(
+                status: .badRequest, error: "unapproved_software_statement",
+                description: "the software statement is not signed by a trusted key")
+        }
+        if let redirectURI {
+            guard let url = URL(string: redirectURI), url.scheme != nil, redirectURI.utf8.count <= 2048 else {
+                throw .init(status: .badRequest, error: "invalid_redirect_uri", description: "redirect_uri is not an absolute URI")
+            }
+        }
+        let client = Client(
+            id: Self.randomToken(), secret: Self.randomToken(), issuedAt: clock.nowMilliseconds / 1000,
+            redirectURIs: redirectURI.map { [$0] } ?? [], softwareStatementSubject: statement.subject)
+        // Full: refuse. Evicting would let anyone holding the (public) software statement push real apps out.
+        let stored = state.withLock { state -> Bool in
+            guard state.clients.count < maximumClients else { return false }
+            state.clients[client.id] = client
+            return true
+        }
+        guard stored else {
+            throw .init(status: .serviceUnavailable, error: "temporarily_unavailable", description: "too many registered clients")
+        }
+        return client
+    }
+
+    /// Issues an access token for valid client credentials.
+    func token(clientID: String, clientSecret: String) throws(ClientRegistrationError) -> (token: String, createdAt: Int64) {
+        let now = clock.nowMilliseconds
+        let client = state.withLock { $0.clients[clientID] }
+        guard let client, ConstantTime.equals(Array(client.secret.utf8), Array(clientSecret.utf8)) else {
+            throw .init(status: .unauthorized, error: "invalid_client", description: "unknown client or wrong secret")
+        }
+        let token = Self.randomToken()
+        let stored = state.withLock { state -> Bool in
+            if state.tokens.count >= maximumTokens, state.lastTokenSweep.map({ now &- $0 >= 1000 || now < $0 }) ?? true {
+                state.lastTokenSweep = now
+                state.tokens = state.tokens.filter { $0.value.expiresAt > now }
+            }
+            guard state.tokens.count < maximumTokens else { return false }
+            state.tokens[token] = AccessToken(clientID: client.id, expiresAt: now + accessTokenLifetime * 1000)
+            return true
+        }
+        guard stored else {
+            throw .init(status: .serviceUnavailable, error: "temporarily_unavailable", description: "too many access tokens")
+        }
+        return (token, now)
+    }
+
+    /// The client an `Authorization: Bearer` value belongs to, when the token is known and not expired.
+    public func client(forBearer header: String?) -> String? {
+        guard let header, header.prefix(7).lowercased() == "bearer " else { return nil }
+        let token = String(header.dropFirst(7))
+        let now = clock.nowMilliseconds
+        return state.withLock { state -> String? in
+            guard let entry = state.tokens[token] else { return nil }
+            guard entry.expiresAt > now else {
+                state.tokens[token] = nil
+                return nil
+            }
+            return entry.clientID
+        }
+    }
+
+    static func randomToken() -> String {
+        Base64URL.encode((try? SecureRandom.bytes(count: 24)) ?? Array(UUID().uuidString.utf8))
+    }
+
+    // MARK: HTTP
+
+    static let deviceInfoHeader = HTTPField.Name("X-Device-Info")
+
+    /// Adds `POST /o/client/register` and `POST /o/client/token`.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.post("o/client/register") { request, _ -> Response in
+            guard let deviceInfo = Self.deviceInfoHeader, request.headers[deviceInfo] != nil else {
+                return ClientRegistrationError(
+                    status: .badRequest, error: "invalid_request", description: "the X-Device-Info header is required"
+                ).response
+            }
+            guard let body = try? await request.body.collect(upTo: 64 * 1024),
+                let input = PassAPI.decode(PassAPI.ClientRegistrationRequest.self, from: Data(body.readableBytesView))
+            else {
+                return ClientRegistrationError(
+                    status: .badRequest, error: "invalid_request", description: "the body must be JSON {software_statement, redirect_uri?}"
+                ).response
+            }
+            do {
+                let client = try self.register(softwareStatement: input.softwareStatement, redirectURI: input.redirectURI)
+                return Response.json(
+                    .created,
+                    PassAPI.ClientRegistrationResponse(
+                        clientID: client.id, clientSecret: client.secret, clientIDIssuedAt: client.issuedAt,
+                        redirectURIs: client.redirectURIs, grantTypes: ["client_credentials"], scopes: ["api:client:v2"]))
+            } catch let error as ClientRegistrationError {
+                return error.response
+            } catch {
+                return ClientRegistrationError(status: .internalServerError, error: "server_error", description: "unexpected failure")
+                    .response
+            }
+        }
+        router.post("o/client/token") { request, _ -> Response in
+            guard let body = try? await request.body.collect(upTo: 16 * 1024) else {
+                return ClientRegistrationError(status: .badRequest, error: "invalid_request", description: "the body is too large").response
+            }
+            guard
+                let grant = PassAPI.AccessTokenRequest(
+                    formFields: FormCodec.decode(String(decoding: body.readableBytesView, as: UTF8.self)))
+            else {
+                return ClientRegistrationError(
+                    status: .badRequest, error: "invalid_request", description: "client_id, client_secret and grant_type are required"
+                ).response
+            }
+            guard grant.grantType == "client_credentials" else {
+                return ClientRegistrationError(
+                    status: .badRequest, error: "unsupported_grant_type", description: "only client_credentials is supported"
+                ).response
+            }
+            do {
+                let (token, created) = try self.token(clientID: grant.clientID, clientSecret: grant.clientSecret)
+                return Response.json(
+                    .created,
+                    PassAPI.AccessTokenResponse(
+                        id: Self.randomToken(), accessToken: token, createdAt: created,
+                        expiresIn: self.accessTokenLifetime, tokenType: "bearer"))
+            } catch let error as ClientRegistrationError {
+                return error.response
+            } catch {
+                return ClientRegistrationError(status: .internalServerError, error: "server_error", description: "unexpected failure")
+                    .response
+            }
+        }
+    }
+}
+
+/// A client-registration error: its HTTP status, a stable OAuth `code` (`invalid_request`, `invalid_client`, …) and
+/// a `reason`, answered in the OAuth shape `{"error", "error_description"}`.
+struct ClientRegistrationError: Error, Hashable {
+    let status: HTTPResponse.Status
+    let code: String
+    let reason: String
+
+    init(status: HTTPResponse.Status, error code: String, description reason: String) {
+        self.status = status
+        self.code = code
+        self.reason = reason
+    }
+
+    var response: Response { Response.json(status, PassAPI.OAuthError(error: code, errorDescription: reason)) }
+}

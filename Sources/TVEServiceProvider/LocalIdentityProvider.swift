@@ -1,0 +1,159 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TVECrypto
+import TVEMetadata
+import TVESAML
+import TVETokens
+import TVEPassAPI
+
+/// The local MVPD identity providers: one per configured MVPD, entity ID ``ServiceProviderConfiguration/MVPD/idpEntityID``,
+/// signing with one key that the service provider pins.
+///
+/// - `GET /idp/{mvpd}/login?request_id=…&RelayState=…` — an HTML login form (the page `GET /api/v1/authenticate`
+///   redirects to).
+/// - `POST /idp/{mvpd}/login` — checks the configured user's password; on success answers an HTML form that posts a
+///   signed SAML Response (`SAMLResponse`, Base64) and the `RelayState` to the service provider's assertion consumer.
+/// - `POST /idp/{mvpd}/sso` (`username`, `password`, `request_id`) — answers `{"SAMLResponse": …}`: what a platform
+///   single-sign-on framework (Apple's Video Subscriber Account) hands the app for the token exchange.
+///
+/// **Choice:** the service provider passes its request ID and relay state as plain query parameters instead of a
+/// SAML `AuthnRequest` (HTTP-Redirect binding); the response is a full SAML 2.0 Web SSO Response, signed at the root.
+public struct LocalIdentityProvider: Sendable {
+    let configuration: ServiceProviderConfiguration
+    let signer: SAMLSigner
+    let clock: any MediaTokenClock
+    /// How long a response is valid.
+    static let responseLifetime: Duration = .seconds(300)
+
+    init(configuration: ServiceProviderConfiguration, signingKey: RSAPrivateKey, clock: any MediaTokenClock) {
+        self.configuration = configuration
+        signer = SAMLSigner(privateKey: signingKey)
+        self.clock = clock
+    }
+
+    /// The subscriber `username` of `mvpdID` when `password` is theirs. Passwords are compared as SHA-256 digests in
+    /// constant time, and every user is compared.
+    func authenticate(mvpdID: String, username: String, password: String) -> ServiceProviderConfiguration.User? {
+        guard let mvpd = configuration.mvpds.first(where: { $0.id == mvpdID }),
+            let given = try? HashFunction.sha256.hash(Array(password.utf8))
+        else { return nil }
+        var match: ServiceProviderConfiguration.User?
+        for user in mvpd.users {
+            let expected = (try? HashFunction.sha256.hash(Array(user.password.utf8))) ?? []
+            if ConstantTime.equals(expected, given), user.username == username { match = user }
+        }
+        return match
+    }
+
+    /// The NameID the IdP asserts for a user: the `userID` metadata when configured, else the username.
+    static func nameID(of user: ServiceProviderConfiguration.User) -> String {
+        if let text = user.metadata["userID"], case .string(let id)? = JSONValue(jsonText: Array(text.utf8)) { return id }
+        return user.username
+    }
+
+    /// A signed SAML Response (Base64) for `user`, answering `requestID`, addressed to the service provider's ACS.
+    /// The attributes are the MVPD's `requiredMetadataFields` the user has (as JSON text).
+    public func signedResponse(mvpdID: String, user: ServiceProviderConfiguration.User, inResponseTo requestID: String?) throws -> String {
+        guard let mvpd = configuration.mvpds.first(where: { $0.id == mvpdID }) else { throw ServiceProviderError.unknownMVPD }
+        let attributes = (mvpd.requiredMetadataFields ?? []).compactMap { name in
+            user.metadata[name].map { SSOAttribute(name: name, values: [$0]) }
+        }
+        let now = Date(timeIntervalSince1970: Double(clock.nowMilliseconds) / 1000)
+        let builder = SAMLResponseBuilder(
+            issuer: mvpd.idpEntityID, destination: configuration.acsURL, audience: configuration.spEntityID,
+            inResponseTo: requestID, nameID: Self.nameID(of: user), issueInstant: now,
+            lifetime: Self.responseLifetime, attributes: attributes)
+        return Base64.encode(try signer.sign(Array(builder.xml().utf8), targets: .root))
+    }
+
+    func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.get("idp/:mvpd/login") { request, context -> Response in
+            let fields = FormCodec.decode(request.uri.query ?? "")
+            guard let mvpd = self.mvpd(context.parameters.get("mvpd")),
+                let requestID = Self.token(fields, "request_id"), let relay = Self.token(fields, "RelayState")
+            else {
+                return HTMLPage.page(.badRequest, title: "Bad request", body: "<p>This login link is not valid.</p>")
+            }
+            return self.loginForm(mvpd, requestID: requestID, relay: relay, failed: false)
+        }
+        router.post("idp/:mvpd/login") { request, context -> Response in
+            let body = try? await request.body.collect(upTo: 64 * 1024)
+            let fields = FormCodec.decode(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "")
+            guard let mvpd = self.mvpd(context.parameters.get("mvpd")),
+                let requestID = Self.token(fields, "request_id"), let relay = Self.token(fields, "RelayState")
+            else {
+                return HTMLPage.page(.badRequest, title: "Bad request", body: "<p>This login form is not valid.</p>")
+            }
+            let username = fields.first { $0.name == "username" }?.value ?? ""
+            let password = fields.first { $0.name == "password" }?.value ?? ""
+            guard let user = self.authenticate(mvpdID: mvpd.id, username: username, password: password) else {
+                return self.loginForm(mvpd, requestID: requestID, relay: relay, failed: true)
+            }
+            guard let response = try? self.signedResponse(mvpdID: mvpd.id, user: user, inResponseTo: requestID) else {
+                return HTMLPage.page(
+                    .internalServerError, title: "Error", body: "<p>The identity provider could not sign the response.</p>")
+            }
+            return HTMLPage.page(
+                .ok, title: "\(mvpd.displayName): signing in",
+                body: """
+                    \(HTMLForm.render(
+                        action: "/sp/saml/SAMLAssertionConsumer",
+                        hiddenFields: [.init(name: "SAMLResponse", value: response), .init(name: "RelayState", value: relay)]))\
+                    <noscript><button type="submit">Continue</button></noscript>
+                    </form>
+                    <script>\(HTMLPage.autoSubmitScript)</script>
+                    """)
+        }
+        router.post("idp/:mvpd/sso") { request, context -> Response in
+            let body = try? await request.body.collect(upTo: 64 * 1024)
+            let fields = FormCodec.decode(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "")
+            guard let mvpd = self.mvpd(context.parameters.get("mvpd")), let requestID = Self.token(fields, "request_id") else {
+                return ServiceProviderError.badRequest("invalid_parameter", "an MVPD of this IdP and request_id are required").response(
+                    enhanced: false)
+            }
+            let username = fields.first { $0.name == "username" }?.value ?? ""
+            let password = fields.first { $0.name == "password" }?.value ?? ""
+            guard let user = self.authenticate(mvpdID: mvpd.id, username: username, password: password) else {
+                return ServiceProviderError(
+                    status: 401, code: "invalid_credentials", message: "Unauthorized",
+                    details: "wrong username or password", action: .authentication
+                ).response(enhanced: false)
+            }
+            guard let response = try? self.signedResponse(mvpdID: mvpd.id, user: user, inResponseTo: requestID) else {
+                return ServiceProviderError.internalError.response(enhanced: false)
+            }
+            return Response.json(.ok, PassAPI.SingleSignOnResponse(samlResponse: response))
+        }
+    }
+
+    private func mvpd(_ id: String?) -> ServiceProviderConfiguration.MVPD? {
+        configuration.mvpds.first { $0.id == id }
+    }
+
+    /// A request ID or relay state: 1 to 128 URL-safe characters.
+    static func token(_ fields: [(name: String, value: String)], _ name: String) -> String? {
+        guard let value = fields.first(where: { $0.name == name })?.value, (1...128).contains(value.utf8.count),
+            value.utf8.allSatisfy({
+                $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber || "-_.".utf8.contains($0))
+            })
+        else { return nil }
+        return value
+    }
+
+    private func loginForm(_ mvpd: ServiceProviderConfiguration.MVPD, requestID: String, relay: String, failed: Bool) -> Response {
+        HTMLPage.page(
+            failed ? .unauthorized : .ok, title: "\(mvpd.displayName): sign in",
+            body: """
+                <h1>\(HTMLForm.escape(mvpd.displayName))</h1>
+                \(failed ? "<p class=\"error\">Wrong username or password.</p>" : "")
+                \(HTMLForm.render(
+                    action: "/idp/\(FormCodec.percentEncode(mvpd.id))/login",
+                    hiddenFields: [.init(name: "request_id", value: requestID), .init(name: "RelayState", value: relay)]))\
+                <label>Username <input name="username" autocomplete="username"></label>
+                <label>Password <input name="password" type="password" autocomplete="current-password"></label>
+                <button type="submit">Sign in</button>
+                </form>
+                """)
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TVECrypto
+import TVEPassAPI
+import TVEMetadata
+import TVESAML
+import TVETokens
+
+/// The local service provider: Adobe Pass REST API v1 and client registration on loopback, with a local MVPD
+/// identity provider, so that every entitlement flow runs for real, offline (FORMATS.md §6).
+///
+/// Routes (JSON; errors in the legacy or the enhanced shape, see ``ServiceProviderError``):
+/// - `POST /o/client/register`, `POST /o/client/token` — Dynamic Client Registration.
+/// - `GET /api/v1/config/{requestor}` — the MVPD list.
+/// - `POST /reggie/v1/{requestor}/regcode`, `GET|DELETE /reggie/v1/{requestor}/regcode/{code}` — second screen.
+/// - `GET /api/v1/authenticate` (browser) → the MVPD's login page → `POST /sp/saml/SAMLAssertionConsumer` → the app's
+///   redirect URL; `GET /api/v1/checkauthn`, `GET /api/v1/checkauthn/{code}`, `GET /api/v1/tokens/authn`,
+///   `POST /api/v1/tokens/authn` (platform-SSO token exchange), `GET /api/v1/{requestor}/profile-requests/{mvpd}`.
+/// - `GET /api/v1/authorize`, `GET /api/v1/tokens/authz`, `GET /api/v1/tokens/media` (also `/api/v1/mediatoken`),
+///   `GET /api/v1/preauthorize`, `GET /api/v1/tokens/usermetadata`, `DELETE /api/v1/logout`.
+/// - The identity provider: `GET|POST /idp/{mvpd}/login`, `POST /idp/{mvpd}/sso` (see ``LocalIdentityProvider``).
+///
+/// Every `/api/v1` and `/reggie/v1` call but the browser's `authenticate` needs a client credential: a Bearer access
+/// token, or for legacy clients a clientless HMAC `Authorization` header or a `signed_requestor_id`.
+/// **Choice:** answers are JSON only (Adobe also offers XML).
+public struct ServiceProvider: Sendable {
+    public let configuration: ServiceProviderConfiguration
+    public let registry: ClientRegistry
+    public let codes: RegistrationCodes
+    public let identityProvider: LocalIdentityProvider
+    let keys: ServiceProviderKeys
+    let state: ServiceProviderState
+    let issuer: MediaTokenIssuer
+    let clock: any MediaTokenClock
+    let throttle: TokenBucketThrottle?
+
+    /// The longest field value accepted (a resource may be an MRSS document).
+    static let maximumFieldBytes = 16 * 1024
+    /// How far a clientless request time may be from now, either way (5 minutes).
+    static let clientlessMaximumAge: Int64 = 300_000
+    /// The largest form body accepted (a `SAMLResponse` is the largest field).
+    static let maximumBodyBytes = 1_500_000
+
+    /// - Throws: ``ServiceProviderError`` with code `invalid_configuration` when ``ServiceProviderConfiguration/problems``
+    ///   is not empty.
+    public init(
+        configuration: ServiceProviderConfiguration, keys: ServiceProviderKeys, clock: any MediaTokenClock = SystemMediaTokenClock(),
+        stateCapacity: Int = 100_000
+    ) throws {
+        let problems = configuration.problems
+        guard problems.isEmpty else {
+            throw ServiceProviderError(
+                status: 500, code: "invalid_configuration", message: "Invalid configuration",
+                details: problems.joined(separator: "; "), action: .configuration)
+        }
+        self.configuration = configuration
+        self.keys = keys
+        self.clock = clock
+        registry = ClientRegistry(statementKeys: keys.softwareStatementKeys, clock: clock)
+        codes = RegistrationCodes(maximumCodes: stateCapacity, clock: clock)
+        state = ServiceProviderState(capacity: stateCapacity)
+        issuer = MediaTokenIssuer(privateKey: keys.mediaTokenSigningKey, clock: clock)
+        identityProvider = LocalIdentityProvider(configuration: configuration, signingKey: keys.identityProviderSigningKey, clock: clock)
+        throttle = configuration.throttling ? TokenBucketThrottle(clock: clock) : nil
+    }
+
+    /// Adds every route of the service provider and of its identity provider, with the throttle when configured.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        if let throttle {
+            router.middlewares.add(
+                ThrottlingMiddleware<Context>(
+                    throttle: throttle, enhancedErrors: configuration.enhancedErrors,
+                    trustsForwardedFor: configuration.trustsForwardedFor))
+        }
+        registry.addRoutes(to: router)
+        addRegistrationCodeRoutes(to: router)
+        addAuthenticationRoutes(to: router)
+        addAuthorizationRoutes(to: router)
+        identityProvider.addRoutes(to: router)
+        api(router, .get, "api/v1/config/:requestor") { call in
+            let requestor = try call.pathRequestor()
+            try call.requireClient(requestor: requestor.id)
+            return Response.json(
+                .ok, PassAPI.ConfigurationResponse(mvpds: (self.configuration.mvpds(for: requestor.id) ?? []).map(\.contractEntry)))
+        }
+    }
+
+    /// Registers an API handler: errors it throws become the configured error shape.
+    func api<Context: RequestContext>(
+        _ router: Router<Context>, _ method: HTTPRequest.Method, _ path: RouterPath,
+        _ handler: @escaping @Sendable (APICall) async throws -> Response
+    ) {
+        router.on(path, method: method) { request, context -> Response in
+            do {
+                let call = try await APICall(provider: self, request: request, parameters: context.parameters)
+                return try await handler(call)
+            } catch let error as ServiceProviderError {
+                return error.response(enhanced: self.configuration.enhancedErrors)
+            } catch {
+                return ServiceProviderError.internalError.response(enhanced: self.configuration.enhancedErrors)
+            }
+        }
+    }
+}

@@ -1,0 +1,255 @@
+import Foundation
+import TVEPassAPI
+
+/// The local service provider's configuration: requestors, MVPDs and their users, resources and rules, metadata.
+/// It is read from JSON (`tvekit serve --config FILE`); ``sandbox`` is the built-in default.
+public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
+    /// An MVPD as `GET /api/v1/config/{requestor}` lists it, with the local IdP's users.
+    public struct MVPD: Codable, Sendable, Hashable {
+        public var id: String
+        public var displayName: String
+        public var logoURL: String?
+        public var enablePlatformServices: Bool?
+        /// `SUPPORTED`, `PICKER` or absent.
+        public var boardingStatus: String?
+        public var platformMappingId: String?
+        public var requiredMetadataFields: [String]?
+        /// The local identity provider's users for this MVPD.
+        public var users: [User]
+        /// Resources the MVPD denies to every subscriber, with its message.
+        public var deniedResources: [String: String]?
+
+        /// The SAML entity ID of this MVPD's identity provider (local).
+        public var idpEntityID: String { "urn:tvekit:idp:" + id }
+
+        public init(
+            id: String, displayName: String, logoURL: String? = nil, enablePlatformServices: Bool? = nil,
+            boardingStatus: String? = nil, platformMappingId: String? = nil, requiredMetadataFields: [String]? = nil,
+            users: [User] = [], deniedResources: [String: String]? = nil
+        ) {
+            self.id = id
+            self.displayName = displayName
+            self.logoURL = logoURL
+            self.enablePlatformServices = enablePlatformServices
+            self.boardingStatus = boardingStatus
+            self.platformMappingId = platformMappingId
+            self.requiredMetadataFields = requiredMetadataFields
+            self.users = users
+            self.deniedResources = deniedResources
+        }
+    }
+
+    /// A subscriber of an MVPD: the login the IdP checks and what it asserts.
+    public struct User: Codable, Sendable, Hashable {
+        public var username: String
+        /// The password, in clear: this is a local sandbox, never put real credentials here.
+        public var password: String
+        /// The user metadata (`zip`, `householdID`, `maxRating`, ...) as JSON text values by key.
+        public var metadata: [String: String]
+        /// Resources this user may not watch, with the MVPD's message.
+        public var deniedResources: [String: String]
+
+        public init(username: String, password: String, metadata: [String: String] = [:], deniedResources: [String: String] = [:]) {
+            self.username = username
+            self.password = password
+            self.metadata = metadata
+            self.deniedResources = deniedResources
+        }
+    }
+
+    /// A requestor (programmer channel) and the MVPDs that serve it.
+    public struct Requestor: Codable, Sendable, Hashable {
+        public var id: String
+        public var mvpds: [String]
+        /// The resources this requestor offers; `nil` accepts any resource ID.
+        public var resources: [String]?
+        /// The user-metadata keys `GET /api/v1/tokens/usermetadata` encrypts for the programmer's certificate.
+        public var encryptedMetadataKeys: [String]?
+        /// How they are encrypted: `rsa` (RSA PKCS#1 v1.5 blocks, REST v1; the default) or `jwe` (RSA-OAEP-256 with
+        /// A256GCM).
+        public var metadataEncryption: String?
+        /// Legacy clientless credentials (tvOS `publicKey` / `secret`) accepted instead of a Bearer token.
+        public var clientlessCredentials: [ClientlessCredential]?
+        /// The URLs a login may return to (`redirect_url`), matched exactly; ``defaultRedirectURLs`` when absent.
+        public var redirectURLs: [String]?
+
+        /// Adobe's SDK redirect URLs.
+        public static let defaultRedirectURLs = ["adobepass://ios.app", "adobepass://android.app"]
+
+        var allowedRedirectURLs: [String] { redirectURLs ?? Self.defaultRedirectURLs }
+
+        public init(
+            id: String, mvpds: [String], resources: [String]? = nil, encryptedMetadataKeys: [String]? = nil,
+            metadataEncryption: String? = nil, clientlessCredentials: [ClientlessCredential]? = nil, redirectURLs: [String]? = nil
+        ) {
+            self.id = id
+            self.mvpds = mvpds
+            self.resources = resources
+            self.encryptedMetadataKeys = encryptedMetadataKeys
+            self.metadataEncryption = metadataEncryption
+            self.clientlessCredentials = clientlessCredentials
+            self.redirectURLs = redirectURLs
+        }
+    }
+
+    /// A clientless `public_key` and its HMAC-SHA1 secret. This is a local sandbox: never put real secrets here.
+    public struct ClientlessCredential: Codable, Sendable, Hashable {
+        public var publicKey: String
+        public var secret: String
+
+        public init(publicKey: String, secret: String) {
+            self.publicKey = publicKey
+            self.secret = secret
+        }
+    }
+
+    public var requestors: [Requestor]
+    public var mvpds: [MVPD]
+    /// Media-token lifetime in milliseconds (Adobe's default: 7 minutes).
+    public var mediaTokenTTL: Int64
+    /// Authentication lifetime in seconds (default 24 hours).
+    public var authenticationTTL: Int64
+    /// Authorization lifetime in seconds (default 24 hours).
+    public var authorizationTTL: Int64
+    /// The service provider's SAML entity ID (the Audience the IdPs assert for). Adobe's is
+    /// `https://saml.sp.auth.adobe.com`, which is also the default.
+    public var spEntityID: String
+    /// The assertion consumer service URL the IdPs address their responses to (Destination and Recipient). The
+    /// browser posts to `/sp/saml/SAMLAssertionConsumer` on whatever host it reached; this is the name the SAML
+    /// checks compare, not a network address.
+    public var acsURL: String
+    /// Answer errors in the enhanced shape `{action, status, code, message, details, helpUrl, trace}` instead of the
+    /// legacy `{status, message, details}` (Adobe's opt-in for REST v1).
+    public var enhancedErrors: Bool
+    /// Throttle the API per device (token bucket, 1 request/s, burst 10, then 429), as Adobe does. Off by default.
+    public var throttling: Bool
+    /// The most resources one `GET /api/v1/preauthorize` may ask about.
+    public var maximumPreauthorizeResources: Int
+    /// Throttle by the first `X-Forwarded-For` address instead of the peer's. Only behind a proxy you run: any client
+    /// can write the header. Off by default.
+    public var trustsForwardedFor: Bool
+
+    public init(
+        requestors: [Requestor], mvpds: [MVPD], mediaTokenTTL: Int64 = 420_000, authenticationTTL: Int64 = 86_400,
+        authorizationTTL: Int64 = 86_400, spEntityID: String = Self.defaultSPEntityID,
+        acsURL: String = Self.defaultSPEntityID + "/sp/saml/SAMLAssertionConsumer", enhancedErrors: Bool = false,
+        throttling: Bool = false, maximumPreauthorizeResources: Int = 100, trustsForwardedFor: Bool = false
+    ) {
+        self.requestors = requestors
+        self.mvpds = mvpds
+        self.mediaTokenTTL = mediaTokenTTL
+        self.authenticationTTL = authenticationTTL
+        self.authorizationTTL = authorizationTTL
+        self.spEntityID = spEntityID
+        self.acsURL = acsURL
+        self.enhancedErrors = enhancedErrors
+        self.throttling = throttling
+        self.maximumPreauthorizeResources = maximumPreauthorizeResources
+        self.trustsForwardedFor = trustsForwardedFor
+    }
+
+    public static let defaultSPEntityID = "https://saml.sp.auth.adobe.com"
+
+    enum CodingKeys: String, CodingKey {
+        case requestors, mvpds, mediaTokenTTL, authenticationTTL, authorizationTTL, spEntityID, acsURL, enhancedErrors, throttling
+        case maximumPreauthorizeResources, trustsForwardedFor
+    }
+
+    /// Reads a configuration; every key but `requestors` and `mvpds` is optional and takes its default.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = ServiceProviderConfiguration(requestors: [], mvpds: [])
+        self.init(
+            requestors: try c.decode([Requestor].self, forKey: .requestors), mvpds: try c.decode([MVPD].self, forKey: .mvpds),
+            mediaTokenTTL: try c.decodeIfPresent(Int64.self, forKey: .mediaTokenTTL) ?? defaults.mediaTokenTTL,
+            authenticationTTL: try c.decodeIfPresent(Int64.self, forKey: .authenticationTTL) ?? defaults.authenticationTTL,
+            authorizationTTL: try c.decodeIfPresent(Int64.self, forKey: .authorizationTTL) ?? defaults.authorizationTTL,
+            spEntityID: try c.decodeIfPresent(String.self, forKey: .spEntityID) ?? defaults.spEntityID,
+            acsURL: try c.decodeIfPresent(String.self, forKey: .acsURL) ?? defaults.acsURL,
+            enhancedErrors: try c.decodeIfPresent(Bool.self, forKey: .enhancedErrors) ?? false,
+            throttling: try c.decodeIfPresent(Bool.self, forKey: .throttling) ?? false,
+            maximumPreauthorizeResources: try c.decodeIfPresent(Int.self, forKey: .maximumPreauthorizeResources)
+                ?? defaults.maximumPreauthorizeResources,
+            trustsForwardedFor: try c.decodeIfPresent(Bool.self, forKey: .trustsForwardedFor) ?? false)
+    }
+
+    /// The problems that make this configuration unusable, in words; empty when it is valid.
+    public var problems: [String] {
+        var problems: [String] = []
+        if requestors.isEmpty { problems.append("no requestor") }
+        for requestor in requestors {
+            if requestor.id.isEmpty { problems.append("a requestor has an empty id") }
+            for mvpd in requestor.mvpds where !mvpds.contains(where: { $0.id == mvpd }) {
+                problems.append("requestor \(requestor.id) names the unknown MVPD \(mvpd)")
+            }
+            if let encoding = requestor.metadataEncryption, encoding != "rsa", encoding != "jwe" {
+                problems.append("requestor \(requestor.id): metadataEncryption must be rsa or jwe")
+            }
+        }
+        if Set(requestors.map(\.id)).count != requestors.count { problems.append("requestor ids repeat") }
+        if Set(mvpds.map(\.id)).count != mvpds.count { problems.append("MVPD ids repeat") }
+        for (name, value, year) in [
+            ("mediaTokenTTL (ms)", mediaTokenTTL, Int64(31_536_000_000)), ("authenticationTTL (s)", authenticationTTL, 31_536_000),
+            ("authorizationTTL (s)", authorizationTTL, 31_536_000),
+        ] where !(1...year).contains(value) {
+            problems.append("\(name) must be positive and at most a year")
+        }
+        if !(1...10_000).contains(maximumPreauthorizeResources) { problems.append("maximumPreauthorizeResources must be 1 to 10000") }
+        if spEntityID.isEmpty || acsURL.isEmpty { problems.append("spEntityID and acsURL must not be empty") }
+        return problems
+    }
+
+    func requestor(_ id: String) -> Requestor? { requestors.first { $0.id == id } }
+
+    /// The MVPD `mvpdID` when it serves `requestorID`.
+    func mvpd(_ mvpdID: String, for requestorID: String) -> MVPD? {
+        guard let requestor = requestor(requestorID), requestor.mvpds.contains(mvpdID) else { return nil }
+        return mvpds.first { $0.id == mvpdID }
+    }
+
+    /// The MVPDs that serve `requestorID`, in configured order; `nil` for an unknown requestor.
+    public func mvpds(for requestorID: String) -> [MVPD]? {
+        guard let requestor = requestors.first(where: { $0.id == requestorID }) else { return nil }
+        return requestor.mvpds.compactMap { id in mvpds.first { $0.id == id } }
+    }
+
+    /// The built-in sandbox: one requestor, two MVPDs (one boarded for platform SSO), one user each.
+    public static let sandbox = ServiceProviderConfiguration(
+        requestors: [
+            Requestor(
+                id: "tvekit-sandbox", mvpds: ["SandboxCable", "SandboxSSO"], encryptedMetadataKeys: ["zip", "householdID", "userID"],
+                clientlessCredentials: [ClientlessCredential(publicKey: "sandbox-public-key", secret: "sandbox-secret")])
+        ],
+        mvpds: [
+            MVPD(
+                id: "SandboxCable", displayName: "Sandbox Cable", logoURL: "http://127.0.0.1/logos/cable.png",
+                users: [
+                    User(
+                        username: "viewer", password: "sandbox-password",
+                        metadata: [
+                            "zip": #"["12345"]"#, "householdID": #""hh-0001""#,
+                            "maxRating": #"{"MPAA":"PG-13","VCHIP":"TV-14","URL":"http://127.0.0.1/ratings"}"#,
+                        ],
+                        deniedResources: ["mature-show": "Your parental controls block this program."])
+                ],
+                deniedResources: ["premium-sports": "Your package does not include this channel."]),
+            MVPD(
+                id: "SandboxSSO", displayName: "Sandbox SSO", enablePlatformServices: true, boardingStatus: "SUPPORTED",
+                platformMappingId: "sandbox-sso", requiredMetadataFields: ["userID", "zip"],
+                users: [
+                    User(
+                        username: "sso-viewer", password: "sandbox-password",
+                        metadata: ["userID": #""u-0002""#, "zip": #"["10001"]"#, "householdID": #""hh-0002""#])
+                ]),
+        ])
+}
+
+extension ServiceProviderConfiguration.MVPD {
+    /// The MVPD as `GET /api/v1/config/{requestor}` lists it.
+    var contractEntry: PassAPI.ConfigurationResponse.MVPD {
+        PassAPI.ConfigurationResponse.MVPD(
+            id: id, displayName: displayName, logoURL: logoURL, enablePlatformServices: enablePlatformServices,
+            boardingStatus: boardingStatus, displayInPlatformPicker: boardingStatus == "PICKER" ? true : nil,
+            platformMappingId: platformMappingId, requiredMetadataFields: requiredMetadataFields)
+    }
+}

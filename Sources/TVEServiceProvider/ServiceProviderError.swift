@@ -1,0 +1,98 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TVECrypto
+import TVEPassAPI
+
+/// An error answer of the local service provider's REST API v1, in the legacy shape `{status, message, details}` or,
+/// when ``ServiceProviderConfiguration/enhancedErrors`` is on, the enhanced one
+/// `{action, status, code, message, details, helpUrl, trace}` (FORMATS.md §7). The `code` values are
+/// Adobe's REST v1 enhanced codes where Adobe names one; messages never carry a secret.
+public struct ServiceProviderError: Error, Sendable, Hashable {
+    /// What the client should do, as Adobe's enhanced errors say it.
+    public typealias Action = PassAPI.ErrorAction
+
+    public let status: Int
+    public let code: String
+    public let message: String
+    public let details: String?
+    public let action: Action
+
+    public init(status: Int, code: String, message: String, details: String? = nil, action: Action) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+        self.action = action
+    }
+
+    static let helpURL = "https://experienceleague.adobe.com/docs/pass/authentication/auth-features/error-reportn/enhanced-error-codes.html"
+
+    /// The enhanced body of this error, with a fresh trace ID.
+    var enhanced: PassAPI.EnhancedError {
+        PassAPI.EnhancedError(
+            action: action, status: status, code: code, message: message, details: details, helpUrl: Self.helpURL,
+            trace: UUID().uuidString.lowercased())
+    }
+
+    func response(enhanced: Bool) -> Response {
+        let status = HTTPResponse.Status(code: status)
+        return enhanced
+            ? Response.json(status, self.enhanced)
+            : Response.json(status, PassAPI.LegacyError(status: self.status, message: message, details: details))
+    }
+
+    // The errors the service provider answers.
+    static func badRequest(_ code: String, _ details: String) -> Self {
+        .init(status: 400, code: code, message: "Bad request", details: details, action: .none)
+    }
+    static let unknownRequestor = Self(
+        status: 400, code: "invalid_requestor", message: "Unknown requestor",
+        details: "the requestor is not configured on this service provider", action: .configuration)
+    static let unknownMVPD = Self(
+        status: 400, code: "unknown_integration", message: "Unknown MVPD",
+        details: "the MVPD does not serve this requestor", action: .configuration)
+    static let missingDeviceID = badRequest("invalid_device_id", "deviceId is required (at most 256 bytes)")
+    static let missingResource = badRequest("missing_resource", "resource is required")
+    static let unauthorizedClient = Self(
+        status: 401, code: "invalid_access_token_client_application", message: "Unauthorized",
+        details: "a valid Authorization: Bearer access token, clientless signature or signed requestor ID is required",
+        action: .applicationRegistration)
+    static let notAuthenticated = Self(
+        status: 403, code: "authentication_session_missing", message: "User not Authenticated Error",
+        details: "no authentication for this device", action: .authentication)
+    static let authenticationMissing = Self(
+        status: 412, code: "authentication_session_missing", message: "User not Authenticated Error",
+        details: "no authentication for this device", action: .authentication)
+    static let authenticationNotFound = Self(
+        status: 404, code: "authentication_session_missing", message: "Not Found",
+        details: "no authentication for this device", action: .authentication)
+    static let authenticationExpired = Self(
+        status: 410, code: "authentication_session_expired", message: "Gone",
+        details: "the authentication has expired", action: .authentication)
+    static let authenticationExpiredPrecondition = Self(
+        status: 412, code: "authentication_session_expired", message: "User not Authenticated Error",
+        details: "the authentication has expired", action: .authentication)
+    static let authorizationNotFound = Self(
+        status: 404, code: "authorization_not_found", message: "Not Found",
+        details: "no authorization for this resource", action: .authorization)
+    static let authorizationExpired = Self(
+        status: 410, code: "authorization_expired", message: "Gone",
+        details: "the authorization has expired", action: .authorization)
+    static func denied(_ message: String) -> Self {
+        .init(status: 403, code: "authorization_denied_by_mvpd", message: "User not Authorized Error", details: message, action: .none)
+    }
+    static let unknownResource = Self(
+        status: 403, code: "authorization_denied_by_requestor", message: "User not Authorized Error",
+        details: "the requestor does not offer this resource", action: .none)
+    static let throttled = Self(
+        status: 429, code: "too_many_requests", message: "Too Many Requests",
+        details: "slow down: 1 request per second per device, bursts of 10", action: .retry)
+    static let busy = Self(
+        status: 503, code: "internal_error", message: "Service Unavailable",
+        details: "the service provider's state is full; try again later", action: .retry)
+    static let registrationCodeNotFound = Self(
+        status: 404, code: "invalid_parameter", message: "Registration code not found",
+        details: "the registration code is unknown or expired", action: .authentication)
+    static let internalError = Self(status: 500, code: "internal_error", message: "Internal Error", details: nil, action: .retry)
+}

@@ -1,0 +1,27 @@
+import TVECrypto
+
+/// The key material of the local service provider. None of it is ever logged or sent.
+public struct ServiceProviderKeys: Sendable {
+    /// Signs the short media tokens of `GET /api/v1/tokens/media` (Adobe's media-token certificate, locally).
+    public var mediaTokenSigningKey: RSAPrivateKey
+    /// Signs the local MVPD identity providers' SAML responses; the service provider pins its public half.
+    public var identityProviderSigningKey: RSAPrivateKey
+    /// Keys whose software statements client registration accepts.
+    public var softwareStatementKeys: [RSAPublicKey]
+    /// The programmer's certificate key: `GET /api/v1/tokens/usermetadata` encrypts the configured keys for it.
+    /// Without it, metadata is served in clear.
+    public var metadataEncryptionKey: RSAPublicKey?
+    /// Keys whose signed requestor IDs (legacy SDKs) are accepted instead of a Bearer token.
+    public var requestorSigningKeys: [RSAPublicKey]
+
+    public init(
+        mediaTokenSigningKey: RSAPrivateKey, identityProviderSigningKey: RSAPrivateKey, softwareStatementKeys: [RSAPublicKey],
+        metadataEncryptionKey: RSAPublicKey? = nil, requestorSigningKeys: [RSAPublicKey] = []
+    ) {
+        self.mediaTokenSigningKey = mediaTokenSigningKey
+        self.identityProviderSigningKey = identityProviderSigningKey
+        self.softwareStatementKeys = softwareStatementKeys
+        self.metadataEncryptionKey = metadataEncryptionKey
+        self.requestorSigningKeys = requestorSigningKeys
+    }
+}

@@ -1,0 +1,28 @@
+/// One answer of the ``VerificationService``, whatever transport carries it: an HTTP status, a content type and a body.
+public struct VerificationAnswer: Sendable, Hashable {
+    /// The HTTP status code.
+    public let status: Int
+    public let contentType: String
+    public let body: String
+    /// For `POST /verify`: the result code (`VALID_TOKEN`, …) or nil for a bad request.
+    public let result: String?
+
+    public init(status: Int, contentType: String, body: String, result: String?) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+        self.result = result
+    }
+
+    static let tooLarge = VerificationAnswer(
+        status: 413, contentType: "application/json",
+        body: #"{"error":"bodyTooLarge","reason":"the body is over \#(VerificationService.maximumBodyBytes) bytes"}"#, result: nil)
+
+    static let methodNotAllowed = VerificationAnswer(
+        status: 405, contentType: "application/json",
+        body: #"{"error":"methodNotAllowed","reason":"wrong method for this endpoint"}"#, result: nil)
+
+    static func badRequest(_ body: String) -> VerificationAnswer {
+        VerificationAnswer(status: 400, contentType: "application/json", body: body, result: nil)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import TVEVerification
+
+/// One connection's requests: collect the body (bounded), answer, keep alive or close.
+final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let service: VerificationService
+    let log: RequestLog?
+    private var head: HTTPRequestHead?
+    private var body: ByteBuffer?
+    private var tooLarge = false
+    private var started = ContinuousClock.now
+
+    init(service: VerificationService, log: RequestLog?) {
+        self.service = service
+        self.log = log
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body = nil
+            tooLarge = false
+            started = ContinuousClock.now
+        case .body(var chunk):
+            guard !tooLarge else { return }
+            if (body?.readableBytes ?? 0) + chunk.readableBytes > VerificationService.maximumBodyBytes {
+                tooLarge = true
+                body = nil
+            } else if body == nil {
+                body = chunk
+            } else {
+                body?.writeBuffer(&chunk)
+            }
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            let answer: VerificationAnswer
+            let method = head.method.rawValue
+            let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            if tooLarge {
+                answer = service.answerBodyTooLarge()
+            } else if let body {
+                answer = body.withUnsafeReadableBytes { service.answer(method: method, path: path, body: $0) }
+            } else {
+                answer = service.answer(method: method, path: path, body: UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+            self.body = nil
+            let keepAlive = head.isKeepAlive && !tooLarge
+            var headers = HTTPHeaders()
+            headers.reserveCapacity(4)
+            headers.add(name: "Content-Type", value: answer.contentType)
+            headers.add(name: "Content-Length", value: String(answer.body.utf8.count))
+            if !keepAlive { headers.add(name: "Connection", value: "close") }
+            let responseHead = HTTPResponseHead(
+                version: head.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+            context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
+            if head.method != .HEAD {
+                var buffer = context.channel.allocator.buffer(capacity: answer.body.utf8.count)
+                buffer.writeString(answer.body)
+                context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            }
+            let done = context.eventLoop.makePromise(of: Void.self)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
+            if !keepAlive {
+                let channel = context.channel
+                done.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            }
+            log?.record(
+                method: method, path: String(path), status: answer.status, microseconds: RequestLog.microseconds(since: started))
+        }
+    }
+}
