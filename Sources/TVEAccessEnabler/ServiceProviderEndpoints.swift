@@ -22,13 +22,13 @@ extension ServiceProviderClient {
         func short(_ text: String?, _ limit: Int) -> Bool { (text?.utf8.count ?? 0) <= limit }
         return configuration.mvpds.prefix(1000).compactMap { entry -> MVPD? in
             guard let id = entry.id, !id.isEmpty, short(id, 256), short(entry.displayName, 1024), short(entry.logoURL, 2048),
-                short(entry.boardingStatus, 64), short(entry.platformMappingId, 256)
+                short(entry.boardingStatus, 64), short(entry.platformMappingID, 256)
             else { return nil }
             let required = (entry.requiredMetadataFields ?? []).prefix(64).filter { short($0, 256) }
             return MVPD(
                 id: id, displayName: entry.displayName ?? id, logoURL: entry.logoURL.flatMap(URL.init(string:)),
                 enablePlatformServices: entry.enablePlatformServices ?? false, boardingStatus: entry.boardingStatus,
-                platformMappingID: entry.platformMappingId, requiredMetadataFields: Array(required), serviceProvider: baseURL)
+                platformMappingID: entry.platformMappingID, requiredMetadataFields: Array(required), serviceProvider: baseURL)
         }
     }
 
@@ -64,7 +64,7 @@ extension ServiceProviderClient {
                 throw AccessEnablerError(.internalAuthentication, "the authentication token lacks mvpd, userId or expires")
             }
             return AuthenticationToken(
-                requestor: requestor, mvpd: token.mvpd, userID: token.userId, expires: token.expires.milliseconds, platformSSO: platformSSO)
+                requestor: requestor, mvpd: token.mvpd, userID: token.userID, expires: token.expires.milliseconds, platformSSO: platformSSO)
         case 404, 410, 412: return nil
         default:
             throw AccessEnablerError(

@@ -6,23 +6,20 @@
 struct JSONParser {
     static let maximumDepth = 64
 
-    struct Failure: Error {
-        let offset: Int
-        let what: String
-    }
-
     private let bytes: UnsafeRawBufferPointer
     private var position = 0
 
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// Parses exactly one JSON value, with optional surrounding whitespace.
-    static func parse(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> JSONValue {
+    static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParsingError) -> JSONValue {
         var parser = JSONParser(bytes)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
-        guard parser.position == bytes.count else { throw Failure(offset: parser.position, what: "data after the JSON value") }
+        guard parser.position == bytes.count else {
+            throw JSONParsingError(.trailingData, offset: parser.position, reason: "data after the JSON value")
+        }
         return value
     }
 
@@ -32,16 +29,18 @@ struct JSONParser {
         while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { position += 1 }
     }
 
-    private func fail(_ what: String) -> Failure { Failure(offset: position, what: what) }
+    private func fail(_ code: JSONParsingError.Code, _ reason: String) -> JSONParsingError {
+        JSONParsingError(code, offset: position, reason: reason)
+    }
 
-    private mutating func value(depth: Int) throws(Failure) -> JSONValue {
-        guard let byte = current else { throw fail("a value was expected") }
+    private mutating func value(depth: Int) throws(JSONParsingError) -> JSONValue {
+        guard let byte = current else { throw fail(.syntax, "a value was expected") }
         switch byte {
         case UInt8(ascii: "{"):
-            guard depth < Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
+            guard depth < Self.maximumDepth else { throw fail(.tooDeep, "nesting deeper than \(Self.maximumDepth) levels") }
             return try object(depth: depth + 1)
         case UInt8(ascii: "["):
-            guard depth < Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
+            guard depth < Self.maximumDepth else { throw fail(.tooDeep, "nesting deeper than \(Self.maximumDepth) levels") }
             return try array(depth: depth + 1)
         case UInt8(ascii: "\""):
             return .string(try string())
@@ -57,18 +56,18 @@ struct JSONParser {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return try number()
         default:
-            throw fail("unexpected byte")
+            throw fail(.syntax, "unexpected byte")
         }
     }
 
-    private mutating func literal(_ word: StaticString) throws(Failure) {
+    private mutating func literal(_ word: StaticString) throws(JSONParsingError) {
         let count = word.utf8CodeUnitCount
-        guard position + count <= bytes.count else { throw fail("truncated literal") }
-        for index in 0..<count where bytes[position + index] != word.utf8Start[index] { throw fail("invalid literal") }
+        guard position + count <= bytes.count else { throw fail(.syntax, "truncated literal") }
+        for index in 0..<count where bytes[position + index] != word.utf8Start[index] { throw fail(.syntax, "invalid literal") }
         position += count
     }
 
-    private mutating func object(depth: Int) throws(Failure) -> JSONValue {
+    private mutating func object(depth: Int) throws(JSONParsingError) -> JSONValue {
         position += 1
         var members: [String: JSONValue] = [:]
         skipWhitespace()
@@ -78,16 +77,16 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
-            guard current == UInt8(ascii: "\"") else { throw fail("an object key was expected") }
+            guard current == UInt8(ascii: "\"") else { throw fail(.syntax, "an object key was expected") }
             let keyOffset = position
             let key = try string()
             skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw fail("':' was expected") }
+            guard current == UInt8(ascii: ":") else { throw fail(.syntax, "':' was expected") }
             position += 1
             skipWhitespace()
             let member = try value(depth: depth)
             guard members.updateValue(member, forKey: key) == nil else {
-                throw Failure(offset: keyOffset, what: "a duplicate object key")
+                throw JSONParsingError(.duplicateKey, offset: keyOffset, reason: "a duplicate object key")
             }
             skipWhitespace()
             switch current {
@@ -95,12 +94,12 @@ struct JSONParser {
             case UInt8(ascii: "}")?:
                 position += 1
                 return .object(members)
-            default: throw fail("',' or '}' was expected")
+            default: throw fail(.syntax, "',' or '}' was expected")
             }
         }
     }
 
-    private mutating func array(depth: Int) throws(Failure) -> JSONValue {
+    private mutating func array(depth: Int) throws(JSONParsingError) -> JSONValue {
         position += 1
         var elements: [JSONValue] = []
         skipWhitespace()
@@ -117,39 +116,41 @@ struct JSONParser {
             case UInt8(ascii: "]")?:
                 position += 1
                 return .array(elements)
-            default: throw fail("',' or ']' was expected")
+            default: throw fail(.syntax, "',' or ']' was expected")
             }
         }
     }
 
-    private mutating func string() throws(Failure) -> String {
+    private mutating func string() throws(JSONParsingError) -> String {
         position += 1
         let start = position
         // Fast path: no escapes.
         while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
-            guard byte >= 0x20 else { throw fail("a control character in a string") }
+            guard byte >= 0x20 else { throw fail(.invalidString, "a control character in a string") }
             position += 1
         }
-        guard let stop = current else { throw fail("an unterminated string") }
+        guard let stop = current else { throw fail(.invalidString, "an unterminated string") }
         if stop == UInt8(ascii: "\"") {
             let run = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
-            guard let text = String(validating: run, as: UTF8.self) else { throw Failure(offset: start, what: "invalid UTF-8 in a string") }
+            guard let text = String(validating: run, as: UTF8.self) else {
+                throw JSONParsingError(.invalidUTF8, offset: start, reason: "invalid UTF-8 in a string")
+            }
             position += 1
             return text
         }
         var buffer = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
         while true {
-            guard let byte = current else { throw fail("an unterminated string") }
+            guard let byte = current else { throw fail(.invalidString, "an unterminated string") }
             switch byte {
             case UInt8(ascii: "\""):
                 guard let text = String(validating: buffer, as: UTF8.self) else {
-                    throw Failure(offset: start, what: "invalid UTF-8 in a string")
+                    throw JSONParsingError(.invalidUTF8, offset: start, reason: "invalid UTF-8 in a string")
                 }
                 position += 1
                 return text
             case UInt8(ascii: "\\"):
                 position += 1
-                guard let escape = current else { throw fail("an unterminated escape") }
+                guard let escape = current else { throw fail(.invalidString, "an unterminated escape") }
                 position += 1
                 switch escape {
                 case UInt8(ascii: "\""): buffer.append(0x22)
@@ -164,30 +165,32 @@ struct JSONParser {
                     var scalar = try hex4()
                     if (0xD800...0xDBFF).contains(scalar) {
                         guard current == UInt8(ascii: "\\"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "u") else {
-                            throw fail("a lone high surrogate")
+                            throw fail(.invalidString, "a lone high surrogate")
                         }
                         position += 2
                         let low = try hex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw fail("a high surrogate without its low surrogate") }
+                        guard (0xDC00...0xDFFF).contains(low) else {
+                            throw fail(.invalidString, "a high surrogate without its low surrogate")
+                        }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     } else if (0xDC00...0xDFFF).contains(scalar) {
-                        throw fail("a lone low surrogate")
+                        throw fail(.invalidString, "a lone low surrogate")
                     }
-                    guard let unicode = Unicode.Scalar(scalar) else { throw fail("an invalid \\u escape") }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw fail(.invalidString, "an invalid \\u escape") }
                     buffer.append(contentsOf: Array(String(Character(unicode)).utf8))
                 default:
-                    throw fail("an invalid escape")
+                    throw fail(.invalidString, "an invalid escape")
                 }
             default:
-                guard byte >= 0x20 else { throw fail("a control character in a string") }
+                guard byte >= 0x20 else { throw fail(.invalidString, "a control character in a string") }
                 buffer.append(byte)
                 position += 1
             }
         }
     }
 
-    private mutating func hex4() throws(Failure) -> UInt32 {
-        guard position + 4 <= bytes.count else { throw fail("a truncated \\u escape") }
+    private mutating func hex4() throws(JSONParsingError) -> UInt32 {
+        guard position + 4 <= bytes.count else { throw fail(.invalidString, "a truncated \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
             let byte = bytes[position]
@@ -196,7 +199,7 @@ struct JSONParser {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - 48)
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - 87)
             case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - 55)
-            default: throw fail("a non-hex digit in a \\u escape")
+            default: throw fail(.invalidString, "a non-hex digit in a \\u escape")
             }
             value = value << 4 | digit
             position += 1
@@ -204,32 +207,38 @@ struct JSONParser {
         return value
     }
 
-    private mutating func number() throws(Failure) -> JSONValue {
+    private mutating func number() throws(JSONParsingError) -> JSONValue {
         let start = position
         var isInteger = true
         if current == UInt8(ascii: "-") { position += 1 }
-        guard let first = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { throw fail("a digit was expected") }
+        guard let first = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            throw fail(.invalidNumber, "a digit was expected")
+        }
         if first == UInt8(ascii: "0") {
             position += 1
-            if let next = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next) { throw fail("a leading zero") }
+            if let next = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next) { throw fail(.invalidNumber, "a leading zero") }
         } else {
             skipDigits()
         }
         if current == UInt8(ascii: ".") {
             isInteger = false
             position += 1
-            guard skipDigits() > 0 else { throw fail("a digit was expected after '.'") }
+            guard skipDigits() > 0 else { throw fail(.invalidNumber, "a digit was expected after '.'") }
         }
         if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             isInteger = false
             position += 1
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
-            guard skipDigits() > 0 else { throw fail("a digit was expected in the exponent") }
+            guard skipDigits() > 0 else { throw fail(.invalidNumber, "a digit was expected in the exponent") }
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-        guard text.utf8.count <= 64 else { throw Failure(offset: start, what: "a number longer than 64 characters") }
+        guard text.utf8.count <= 64 else {
+            throw JSONParsingError(.invalidNumber, offset: start, reason: "a number longer than 64 characters")
+        }
         if isInteger, let integer = Int64(text) { return .integer(integer) }
-        guard let double = Double(text), double.isFinite else { throw Failure(offset: start, what: "a number out of range") }
+        guard let double = Double(text), double.isFinite else {
+            throw JSONParsingError(.invalidNumber, offset: start, reason: "a number out of range")
+        }
         return .number(double)
     }
 

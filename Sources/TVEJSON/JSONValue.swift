@@ -1,13 +1,5 @@
 import Foundation
 
-/// Why a JSON text was refused, and where.
-public struct JSONParsingError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The byte offset of the problem.
-    public let offset: Int
-    public let reason: String
-    public var description: String { "\(reason) at byte \(offset)" }
-}
-
 /// A JSON value (user metadata values, JWE and JWT headers), with a strict parser and a deterministic writer.
 ///
 /// Integers that fit `Int64` are kept exact (``integer(_:)``); other numbers are ``number(_:)``. Equality is JSON's:
@@ -101,7 +93,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// - Throws: ``JSONParsingError`` with the byte offset and what was wrong there.
     public init(parsing jsonText: some DataProtocol) throws(JSONParsingError) {
         guard jsonText.count <= Self.maximumBytes else {
-            throw JSONParsingError(offset: 0, reason: "the text is over \(Self.maximumBytes) bytes")
+            throw JSONParsingError(.tooLarge, offset: 0, reason: "the text is over \(Self.maximumBytes) bytes")
         }
         let bytes = Array(jsonText)
         let result = bytes.withUnsafeBytes { buffer in
@@ -112,11 +104,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Parses JSON from bytes in place (decrypted plaintexts are parsed without a copy).
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParsingError) -> JSONValue {
-        do {
-            return try JSONParser.parse(bytes)
-        } catch {
-            throw JSONParsingError(offset: error.offset, reason: error.what)
-        }
+        try JSONParser.parse(bytes)
     }
 
     /// Compact JSON text, with object keys sorted.

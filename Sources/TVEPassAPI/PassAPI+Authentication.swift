@@ -3,30 +3,40 @@ extension PassAPI {
     public struct AuthenticationTokenResponse: Sendable, Hashable, Codable {
         public var requestor: String?
         public var mvpd: String
-        public var userId: String
+        public var userID: String
         public var expires: Timestamp
 
-        public init(requestor: String?, mvpd: String, userId: String, expires: Timestamp) {
+        public init(requestor: String?, mvpd: String, userID: String, expires: Timestamp) {
             self.requestor = requestor
             self.mvpd = mvpd
-            self.userId = userId
+            self.userID = userID
             self.expires = expires
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case requestor, mvpd, expires
+            case userID = "userId"
         }
     }
 
     /// A second-screen registration code (`POST /reggie/v1/{requestor}/regcode`, `GET …/regcode/{code}`).
     public struct RegistrationCodeRecord: Sendable, Hashable, Codable {
         public struct Info: Sendable, Hashable, Codable {
-            public var deviceId: String
+            public var deviceID: String
             public var deviceInfo: String
             public var userAgent: String?
             public var authorizationType: String
 
-            public init(deviceId: String, deviceInfo: String, userAgent: String?, authorizationType: String) {
-                self.deviceId = deviceId
+            public init(deviceID: String, deviceInfo: String, userAgent: String?, authorizationType: String) {
+                self.deviceID = deviceID
                 self.deviceInfo = deviceInfo
                 self.userAgent = userAgent
                 self.authorizationType = authorizationType
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case deviceInfo, userAgent, authorizationType
+                case deviceID = "deviceId"
             }
         }
 

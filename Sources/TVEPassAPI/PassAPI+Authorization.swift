@@ -18,16 +18,21 @@ extension PassAPI {
     public struct MediaTokenResponse: Sendable, Hashable, Codable {
         public var requestor: String?
         public var resource: String?
-        public var mvpdId: String?
+        public var mvpdID: String?
         public var expires: Timestamp?
         public var serializedToken: String
 
-        public init(requestor: String?, resource: String?, mvpdId: String?, expires: Timestamp?, serializedToken: String) {
+        public init(requestor: String?, resource: String?, mvpdID: String?, expires: Timestamp?, serializedToken: String) {
             self.requestor = requestor
             self.resource = resource
-            self.mvpdId = mvpdId
+            self.mvpdID = mvpdID
             self.expires = expires
             self.serializedToken = serializedToken
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case requestor, resource, expires, serializedToken
+            case mvpdID = "mvpdId"
         }
     }
 

@@ -10,12 +10,17 @@ extension PassAPI {
             public var enablePlatformServices: Bool?
             public var boardingStatus: String?
             public var displayInPlatformPicker: Bool?
-            public var platformMappingId: String?
+            public var platformMappingID: String?
             public var requiredMetadataFields: [String]?
+
+            enum CodingKeys: String, CodingKey {
+                case id, displayName, logoURL, enablePlatformServices, boardingStatus, displayInPlatformPicker, requiredMetadataFields
+                case platformMappingID = "platformMappingId"
+            }
 
             public init(
                 id: String?, displayName: String? = nil, logoURL: String? = nil, enablePlatformServices: Bool? = nil,
-                boardingStatus: String? = nil, displayInPlatformPicker: Bool? = nil, platformMappingId: String? = nil,
+                boardingStatus: String? = nil, displayInPlatformPicker: Bool? = nil, platformMappingID: String? = nil,
                 requiredMetadataFields: [String]? = nil
             ) {
                 self.id = id
@@ -24,7 +29,7 @@ extension PassAPI {
                 self.enablePlatformServices = enablePlatformServices
                 self.boardingStatus = boardingStatus
                 self.displayInPlatformPicker = displayInPlatformPicker
-                self.platformMappingId = platformMappingId
+                self.platformMappingID = platformMappingID
                 self.requiredMetadataFields = requiredMetadataFields
             }
         }

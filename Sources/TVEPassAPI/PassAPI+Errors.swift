@@ -24,18 +24,23 @@ extension PassAPI {
         public var code: String
         public var message: String
         public var details: String?
-        public var helpUrl: String?
+        public var helpURL: String?
         public var trace: String?
 
+        enum CodingKeys: String, CodingKey {
+            case action, status, code, message, details, trace
+            case helpURL = "helpUrl"
+        }
+
         public init(
-            action: ErrorAction?, status: Int, code: String, message: String, details: String?, helpUrl: String?, trace: String?
+            action: ErrorAction?, status: Int, code: String, message: String, details: String?, helpURL: String?, trace: String?
         ) {
             self.action = action
             self.status = status
             self.code = code
             self.message = message
             self.details = details
-            self.helpUrl = helpUrl
+            self.helpURL = helpURL
             self.trace = trace
         }
     }

@@ -30,7 +30,7 @@ extension ServiceProvider {
             guard let record = self.codes.record(call.path.get("code") ?? ""), record.requestor == requestor.id else {
                 throw ServiceProviderError.registrationCodeNotFound
             }
-            guard case .live = self.session(record.requestor, record.info.deviceId) else { throw ServiceProviderError.notAuthenticated }
+            guard case .live = self.session(record.requestor, record.info.deviceID) else { throw ServiceProviderError.notAuthenticated }
             return Response(status: .ok)
         }
         api(router, .get, "api/v1/tokens/authn") { call in
@@ -43,7 +43,7 @@ extension ServiceProvider {
                 return Response.json(
                     .ok,
                     PassAPI.AuthenticationTokenResponse(
-                        requestor: requestor.id, mvpd: session.mvpd, userId: session.userID,
+                        requestor: requestor.id, mvpd: session.mvpd, userID: session.userID,
                         expires: .init(milliseconds: expires)))
             }
         }
@@ -109,7 +109,7 @@ extension ServiceProvider {
                 throw ServiceProviderError.registrationCodeNotFound
             }
             if let bound = record.mvpd, bound != mvpd.id { throw ServiceProviderError.unknownMVPD }
-            deviceID = record.info.deviceId
+            deviceID = record.info.deviceID
             code = regCode
         } else {
             try call.requireClient(requestor: requestor.id)

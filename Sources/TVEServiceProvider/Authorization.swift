@@ -52,7 +52,7 @@ extension ServiceProvider {
                 return Response.json(
                     .ok,
                     PassAPI.MediaTokenResponse(
-                        requestor: requestor.id, resource: resource, mvpdId: session.mvpd,
+                        requestor: requestor.id, resource: resource, mvpdID: session.mvpd,
                         expires: .init(milliseconds: token.issueTime + token.ttl),
                         serializedToken: token.serialized))
             }

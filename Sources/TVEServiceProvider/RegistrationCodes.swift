@@ -48,7 +48,7 @@ public final class RegistrationCodes: Sendable {
         let record = Record(
             id: UUID().uuidString.lowercased(), code: code, requestor: requestor, mvpd: mvpd, generated: now,
             expires: now + ttl * 1000,
-            info: .init(deviceId: deviceID, deviceInfo: deviceInfo, userAgent: userAgent, authorizationType: "OAUTH2"))
+            info: .init(deviceID: deviceID, deviceInfo: deviceInfo, userAgent: userAgent, authorizationType: "OAUTH2"))
         return codes.withLock { codes -> Record? in
             if codes.count >= maximumCodes { codes = codes.filter { $0.value.record.expires > now } }
             guard codes.count < maximumCodes, codes[code] == nil else { return nil }
@@ -84,7 +84,7 @@ public final class RegistrationCodes: Sendable {
         let now = clock.nowMilliseconds
         return codes.withLock { codes in
             guard var entry = codes[code], entry.record.expires > now, !entry.used, entry.record.requestor == requestor,
-                entry.record.info.deviceId == deviceID
+                entry.record.info.deviceID == deviceID
             else { return false }
             entry.used = true
             codes[code] = entry

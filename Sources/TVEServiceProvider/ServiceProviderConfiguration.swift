@@ -250,6 +250,6 @@ extension ServiceProviderConfiguration.MVPD {
         PassAPI.ConfigurationResponse.MVPD(
             id: id, displayName: displayName, logoURL: logoURL, enablePlatformServices: enablePlatformServices,
             boardingStatus: boardingStatus, displayInPlatformPicker: boardingStatus == "PICKER" ? true : nil,
-            platformMappingId: platformMappingId, requiredMetadataFields: requiredMetadataFields)
+            platformMappingID: platformMappingId, requiredMetadataFields: requiredMetadataFields)
     }
 }

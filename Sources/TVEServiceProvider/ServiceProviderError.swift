@@ -26,12 +26,15 @@ public struct ServiceProviderError: Error, Sendable, Hashable {
         self.action = action
     }
 
+    /// What was wrong, for logs and tests: the details, or the message when there are none.
+    public var reason: String { details ?? message }
+
     static let helpURL = "https://experienceleague.adobe.com/docs/pass/authentication/auth-features/error-reportn/enhanced-error-codes.html"
 
     /// The enhanced body of this error, with a fresh trace ID.
     var enhanced: PassAPI.EnhancedError {
         PassAPI.EnhancedError(
-            action: action, status: status, code: code, message: message, details: details, helpUrl: Self.helpURL,
+            action: action, status: status, code: code, message: message, details: details, helpURL: Self.helpURL,
             trace: UUID().uuidString.lowercased())
     }
 

@@ -106,7 +106,7 @@ struct ClientlessCommand: AsyncParsableCommand {
         func run() async throws {
             let authorization = try ClientlessAuthorization(header: header)
             let secret = try Input.secret(fromEnvironment: secretEnvironment) ?? ""
-            guard !secret.isEmpty else { throw CLIError(message: "the secret in \(secretEnvironment) is empty") }
+            guard !secret.isEmpty else { throw CLIError(.missingSecret, "the secret in \(secretEnvironment) is empty") }
             let valid = authorization.isValid(secret: SecureBytes(utf8: secret))
             print(valid ? "valid" : "invalid")
             if !valid { throw ExitCode(1) }

@@ -107,10 +107,11 @@ struct ServeCommand: AsyncParsableCommand {
             } catch let error as CLIError {
                 throw error
             } catch {
-                throw CLIError(message: "the configuration '\(config)' is not valid JSON of the documented shape")
+                throw CLIError(.invalidInput, "the configuration '\(config)' is not valid JSON of the documented shape")
             }
             if !configuration.problems.isEmpty {
-                throw CLIError(message: "the configuration '\(config)' is not usable: \(configuration.problems.joined(separator: "; "))")
+                throw CLIError(
+                    .invalidInput, "the configuration '\(config)' is not usable: \(configuration.problems.joined(separator: "; "))")
             }
         } else {
             configuration = .sandbox
@@ -127,7 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             directory = try keys.writeAppSide(softwareStatement: statement.compact, to: keysOut)
         } catch {
-            throw CLIError(message: "--keys-out: \(error.reason)")
+            throw CLIError(.unwritableOutput, "--keys-out: \(error.reason)")
         }
         Output.progress("app-side keys and software statement in \(directory)")
         let router = Router(context: ServerRequestContext.self)

@@ -36,7 +36,7 @@ struct SignatureCommand: AsyncParsableCommand {
             do {
                 signature = try Base64.decode(signatureBase64, options: .ignoringWhitespace)
             } catch let error as TVECryptoError {
-                throw CLIError(message: "the signature is not valid Base64: \(error.reason)")
+                throw CLIError(.invalidInput, "the signature is not valid Base64: \(error.reason)")
             }
             if key.isValidSignature(signature, for: message, padding: padding) {
                 print("valid")

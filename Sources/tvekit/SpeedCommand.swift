@@ -71,7 +71,7 @@ struct SpeedCommand: AsyncParsableCommand {
         do {
             report = try SpeedRunner.run(operations, seconds: seconds, compareOpenSSL: compareOpenssl, progress: Output.progress)
         } catch {
-            throw CLIError(message: error.reason)
+            throw CLIError(.invalidArgument, error.reason)
         }
         if json {
             print(try Output.json(report))

@@ -4,6 +4,7 @@ import TVECrypto
 import TVETokens
 import TVEMetadata
 import TVESAML
+import TVESandbox
 
 /// `tvekit`: the command-line face of TVEKit. Every command is a thin shell over the libraries.
 ///
@@ -48,8 +49,10 @@ struct TVEKitCommand: AsyncParsableCommand {
                 message = "error: \(samlError.reason) [\(samlError.code)]"
             } else if let metadataError = error as? MetadataError {
                 message = "error: \(metadataError.reason) [\(metadataError.code)]"
+            } else if let sandboxError = error as? SandboxError {
+                message = "error: \(sandboxError.reason) [\(sandboxError.code)]"
             } else if let cliError = error as? CLIError {
-                message = "error: \(cliError.message)"
+                message = "error: \(cliError.description)"
             }
             FileHandle.standardError.write(Data((message + "\n").utf8))
             Foundation.exit(2)
@@ -57,10 +60,33 @@ struct TVEKitCommand: AsyncParsableCommand {
     }
 }
 
-/// A usage or input problem found by the CLI itself (exit status 2).
-struct CLIError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+/// A usage or input problem found by the CLI itself (exit status 2): a stable ``code`` and a ``reason`` that names
+/// the file, variable or option at fault, never a secret.
+struct CLIError: Error, Hashable, CustomStringConvertible {
+    enum Code: String, Hashable {
+        /// A file or standard input could not be read, or is over its limit.
+        case unreadableInput
+        /// An output (a file or directory) could not be written.
+        case unwritableOutput
+        /// The environment variable that should hold a secret is not set, or is empty.
+        case missingSecret
+        /// A key or certificate file holds no usable key.
+        case unusableKey
+        /// An input is not of the form the command reads (Base64, the configuration's JSON).
+        case invalidInput
+        /// Options that do not go together, or a value out of range.
+        case invalidArgument
+    }
+
+    let code: Code
+    let reason: String
+
+    init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    var description: String { "\(reason) [\(code.rawValue)]" }
 }
 
 enum Input {
@@ -70,11 +96,11 @@ enum Input {
     static func read(_ path: String, what: String) throws -> [UInt8] {
         let url = URL(fileURLWithPath: path)
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard let attributes else { throw CLIError(message: "cannot read the \(what) file '\(path)'") }
+        guard let attributes else { throw CLIError(.unreadableInput, "cannot read the \(what) file '\(path)'") }
         if let size = attributes[.size] as? Int, size > maximumFileBytes {
-            throw CLIError(message: "the \(what) file '\(path)' is \(size) bytes; the limit is \(maximumFileBytes)")
+            throw CLIError(.unreadableInput, "the \(what) file '\(path)' is \(size) bytes; the limit is \(maximumFileBytes)")
         }
-        guard let data = try? Data(contentsOf: url) else { throw CLIError(message: "cannot read the \(what) file '\(path)'") }
+        guard let data = try? Data(contentsOf: url) else { throw CLIError(.unreadableInput, "cannot read the \(what) file '\(path)'") }
         return [UInt8](data)
     }
 
@@ -82,7 +108,7 @@ enum Input {
     static func secret(fromEnvironment name: String?) throws -> String? {
         guard let name else { return nil }
         guard let value = ProcessInfo.processInfo.environment[name] else {
-            throw CLIError(message: "the environment variable \(name) is not set")
+            throw CLIError(.missingSecret, "the environment variable \(name) is not set")
         }
         return value
     }
@@ -107,14 +133,15 @@ enum Input {
                 loaded = try RSAPublicKey.keys(
                     encodedKeysOrCertificates: read(path, what: "certificate or public key"), allowing1024BitKeys: true)
             } catch let error as TVECryptoError where error.code == .keyTooSmall {
-                throw CLIError(message: "refusing the key in '\(path)': \(error.reason)")
+                throw CLIError(.unusableKey, "refusing the key in '\(path)': \(error.reason)")
             } catch let error as TVECryptoError {
-                throw CLIError(message: "cannot load a certificate or public key from '\(path)': \(error.reason)")
+                throw CLIError(.unusableKey, "cannot load a certificate or public key from '\(path)': \(error.reason)")
             }
             for key in loaded where key.keySizeInBits < 2048 {
                 guard allowing1024BitKeys else {
                     throw CLIError(
-                        message: "refusing the \(key.keySizeInBits)-bit RSA key in '\(path)': keys under 2048 bits are weak. "
+                        .unusableKey,
+                        "refusing the \(key.keySizeInBits)-bit RSA key in '\(path)': keys under 2048 bits are weak. "
                             + "Add --allow-1024-bit-keys to trust it anyway (to verify legacy tokens such as Adobe's of 2015-2017)")
                 }
                 Output.progress(
@@ -131,7 +158,9 @@ enum Input {
         var data = Data()
         while let chunk = try FileHandle.standardInput.read(upToCount: 65536), !chunk.isEmpty {
             data.append(chunk)
-            guard data.count <= limit else { throw CLIError(message: "the \(what) on standard input is longer than \(limit) bytes") }
+            guard data.count <= limit else {
+                throw CLIError(.unreadableInput, "the \(what) on standard input is longer than \(limit) bytes")
+            }
         }
         return [UInt8](data)
     }
@@ -146,7 +175,9 @@ enum Input {
         var data = Data()
         while let chunk = try FileHandle.standardInput.read(upToCount: 65536), !chunk.isEmpty {
             data.append(chunk)
-            guard data.count <= limit else { throw CLIError(message: "the \(what) on standard input is longer than \(limit) bytes") }
+            guard data.count <= limit else {
+                throw CLIError(.unreadableInput, "the \(what) on standard input is longer than \(limit) bytes")
+            }
         }
         return String(decoding: data, as: UTF8.self)
     }
@@ -156,18 +187,20 @@ enum Input {
         -> RSAPrivateKey
     {
         if let p12 {
-            guard let passwordEnvironment else { throw CLIError(message: "--p12 needs --password-env VAR") }
+            guard let passwordEnvironment else { throw CLIError(.invalidArgument, "--p12 needs --password-env VAR") }
             let password = try secret(fromEnvironment: passwordEnvironment) ?? ""
             return try PKCS12Bundle(derRepresentation: read(p12, what: "PKCS#12"), password: password).privateKey
         }
         if let file {
             return try RSAPrivateKey(encoded: read(file, what: "private key"), passphrase: secret(fromEnvironment: passphraseEnvironment))
         }
-        throw CLIError(message: "give exactly one of --private-key and --p12")
+        throw CLIError(.invalidArgument, "give exactly one of --private-key and --p12")
     }
 
     static func hash(_ name: String) throws -> RSASignaturePadding {
-        guard let hash = HashFunction(name: name) else { throw CLIError(message: "unknown hash '\(name)'; use sha256, sha384 or sha512") }
+        guard let hash = HashFunction(name: name) else {
+            throw CLIError(.invalidArgument, "unknown hash '\(name)'; use sha256, sha384 or sha512")
+        }
         return try RSASignaturePadding.pkcs1v15(hash)
     }
 }

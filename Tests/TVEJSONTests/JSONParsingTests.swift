@@ -111,3 +111,25 @@ struct JSONWritingTests {
         #expect(again == value)
     }
 }
+
+@Suite("JSON parsing error codes")
+struct JSONParsingErrorCodeTests {
+    @Test(
+        "each refusal has its stable code",
+        arguments: [
+            ("{\"a\":1,}", JSONParsingError.Code.syntax), ("1 2", .trailingData), (#"{"a":1,"a":2}"#, .duplicateKey),
+            (String(repeating: "[", count: 65) + String(repeating: "]", count: 65), .tooDeep), ("\"\u{01}\"", .invalidString),
+            (#""\ud800""#, .invalidString), ("012", .invalidNumber), ("1e999", .invalidNumber),
+        ])
+    func codes(text: String, code: JSONParsingError.Code) {
+        #expect(throws: JSONParsingError(code, offset: 0, reason: "")) { try JSONValue(parsing: Array(text.utf8)) }
+    }
+
+    @Test("invalid UTF-8 and oversized text have their codes")
+    func bytes() {
+        #expect(throws: JSONParsingError(.invalidUTF8, offset: 0, reason: "")) { try JSONValue(parsing: [0x22, 0xC0, 0xAF, 0x22]) }
+        #expect(throws: JSONParsingError(.tooLarge, offset: 0, reason: "")) {
+            try JSONValue(parsing: [UInt8](repeating: 0x20, count: JSONValue.maximumBytes + 1))
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// Why a JSON text was refused, and where: a stable ``code``, the byte ``offset`` and a ``reason``. Equal on the code.
+public struct JSONParsingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The stable codes.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A byte where the grammar allows none of its kind (a missing `:`, `,` or value, an invalid literal).
+        public static let syntax = Code(rawValue: "syntax")
+        /// Data after the JSON value.
+        public static let trailingData = Code(rawValue: "trailingData")
+        /// An object with the same key twice.
+        public static let duplicateKey = Code(rawValue: "duplicateKey")
+        /// Nesting deeper than the parser's limit (64 levels).
+        public static let tooDeep = Code(rawValue: "tooDeep")
+        /// A text over ``JSONValue/maximumBytes``.
+        public static let tooLarge = Code(rawValue: "tooLarge")
+        /// Invalid UTF-8 in a string.
+        public static let invalidUTF8 = Code(rawValue: "invalidUTF8")
+        /// A string with a control character, a bad escape, a lone surrogate or no end.
+        public static let invalidString = Code(rawValue: "invalidString")
+        /// A number with a leading zero, no digits where some are needed, over 64 characters or out of range.
+        public static let invalidNumber = Code(rawValue: "invalidNumber")
+    }
+
+    public let code: Code
+    /// The byte offset of the problem.
+    public let offset: Int
+    public let reason: String
+
+    public init(_ code: Code, offset: Int, reason: String) {
+        self.code = code
+        self.offset = offset
+        self.reason = reason
+    }
+
+    public var description: String { "\(code): \(reason) at byte \(offset)" }
+
+    public static func == (lhs: JSONParsingError, rhs: JSONParsingError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
