@@ -7,22 +7,6 @@ import TVECrypto
     import Musl
 #endif
 
-/// The identity of a token for one-time use: the SHA-256 of its signed bytes (so the same token is caught whether
-/// it arrives serialized or raw, wrapped or not).
-public struct TokenReplayKey: Hashable, Sendable {
-    let a: UInt64, b: UInt64, c: UInt64, d: UInt64
-
-    /// The key of `signedBytes`.
-    public init(signedBytes: some DataProtocol) throws {
-        let digest = try HashFunction.sha256.hash(signedBytes)
-        func word(_ at: Int) -> UInt64 { digest[at..<(at + 8)].reduce(0) { $0 << 8 | UInt64($1) } }
-        a = word(0)
-        b = word(8)
-        c = word(16)
-        d = word(24)
-    }
-}
-
 /// Remembers tokens that were already accepted, so each is accepted once ("restricted to one-time use").
 public protocol TokenReplayGuard: Sendable {
     /// Records `key` and returns `true` if it was not seen before (or its earlier record has expired); returns
@@ -31,82 +15,4 @@ public protocol TokenReplayGuard: Sendable {
     ///   - expiresAt: when the record may be forgotten (the token's end of validity, skew included), in ms.
     ///   - now: the verifier's current time in ms.
     func recordFirstUse(of key: TokenReplayKey, expiresAt: Int64, now: Int64) -> Bool
-}
-
-/// A bounded in-memory ``TokenReplayGuard`` for one process.
-///
-/// Records expire with their token and are dropped as time passes (a min-heap by expiry, O(log n) per token).
-/// Memory is capped at ``capacity`` records; when that many unexpired tokens are recorded, new tokens are refused
-/// (fail closed: they verify as `TOKEN_REPLAYED`) rather than forgetting a record that could then be replayed.
-/// Safe to share between threads and tasks. Several processes need a shared store instead (implement the protocol).
-public final class InMemoryTokenReplayGuard: TokenReplayGuard, @unchecked Sendable {
-    // Sendable: all mutable state is guarded by `mutex`.
-    /// The most records kept at once.
-    public let capacity: Int
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var expiries: [TokenReplayKey: Int64] = [:]
-    private var heap: [(expiresAt: Int64, key: TokenReplayKey)] = []
-
-    /// - Parameter capacity: the most unexpired tokens remembered (default 1,000,000, about 100 MB at most).
-    public init(capacity: Int = 1_000_000) {
-        self.capacity = max(1, capacity)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    /// The number of records currently kept.
-    public var count: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return expiries.count
-    }
-
-    public func recordFirstUse(of key: TokenReplayKey, expiresAt: Int64, now: Int64) -> Bool {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        evictExpired(now: now)
-        if let recorded = expiries[key], recorded > now { return false }
-        guard expiries.count < capacity else { return false }
-        expiries[key] = expiresAt
-        push((expiresAt, key))
-        return true
-    }
-
-    private func evictExpired(now: Int64) {
-        while let top = heap.first, top.expiresAt <= now {
-            pop()
-            if let recorded = expiries[top.key], recorded <= now { expiries[top.key] = nil }
-        }
-    }
-
-    private func push(_ element: (expiresAt: Int64, key: TokenReplayKey)) {
-        heap.append(element)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].expiresAt < heap[parent].expiresAt else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private func pop() {
-        guard !heap.isEmpty else { return }
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var smallest = parent
-            if left < heap.count, heap[left].expiresAt < heap[smallest].expiresAt { smallest = left }
-            if right < heap.count, heap[right].expiresAt < heap[smallest].expiresAt { smallest = right }
-            guard smallest != parent else { return }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
-    }
 }

@@ -85,14 +85,3 @@ struct ThrottlingMiddleware<Context: RequestContext>: RouterMiddleware {
         return try await next(request, context)
     }
 }
-
-/// A request context that knows the peer's address (for the throttle), otherwise Hummingbird's basic one.
-public struct ServerRequestContext: RequestContext, RemoteAddressRequestContext {
-    public var coreContext: CoreRequestContextStorage
-    public let remoteAddress: SocketAddress?
-
-    public init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        remoteAddress = source.channel.remoteAddress
-    }
-}

@@ -1,0 +1,65 @@
+import Foundation
+import TVECrypto
+import TVEJSON
+
+/// The JSON shape of a verification, shared by `tvekit token verify --json` and the verification web service:
+/// `{"result": CODE, "reason"}` for an invalid token, `{"result": "VALID_TOKEN", "sessionGUID", "requestorID",
+/// "resourceID", "ttl", "issueTime", "issueTimeText", "mvpdId", "proxyMvpdId"}` for a valid one (fields only then),
+/// plus `line` in batch output. `issueTime` is epoch milliseconds; `issueTimeText` is the text as sent.
+public struct MediaTokenVerificationReport: Encodable, Sendable {
+    public var line: Int?
+    public var result: String
+    public var reason: String?
+    public var sessionGUID: String?
+    public var requestorID: String?
+    public var resourceID: String?
+    public var ttl: Int64?
+    public var issueTime: Int64?
+    public var issueTimeText: String?
+    public var mvpdId: String?
+    public var proxyMvpdId: String?
+
+    public init(_ verification: MediaTokenVerification, line: Int? = nil) {
+        self.line = line
+        result = verification.result.rawValue
+        if let token = verification.token {
+            sessionGUID = token.userSessionGUID
+            requestorID = token.requestorID
+            resourceID = token.resourceID
+            ttl = token.timeToLive
+            issueTime = token.timeIssued
+            issueTimeText = token.issueTimeText
+            mvpdId = token.mvpdId
+            proxyMvpdId = token.proxyMvpdId ?? ""
+        } else {
+            reason = verification.reason
+        }
+    }
+
+    /// Compact JSON with sorted keys, absent fields left out: the same text as `JSONEncoder` with `.sortedKeys`,
+    /// written directly (a verification service answers one per request).
+    public var jsonText: String {
+        var output = "{"
+        var first = true
+        func key(_ name: String) {
+            output += first ? "\"" : ",\""
+            first = false
+            output += name
+            output += "\":"
+        }
+        if let issueTime { key("issueTime"); output += String(issueTime) }
+        if let issueTimeText { key("issueTimeText"); JSONValue.writeString(issueTimeText, to: &output) }
+        if let line { key("line"); output += String(line) }
+        if let mvpdId { key("mvpdId"); JSONValue.writeString(mvpdId, to: &output) }
+        if let proxyMvpdId { key("proxyMvpdId"); JSONValue.writeString(proxyMvpdId, to: &output) }
+        if let reason { key("reason"); JSONValue.writeString(reason, to: &output) }
+        if let requestorID { key("requestorID"); JSONValue.writeString(requestorID, to: &output) }
+        if let resourceID { key("resourceID"); JSONValue.writeString(resourceID, to: &output) }
+        key("result")
+        JSONValue.writeString(result, to: &output)
+        if let sessionGUID { key("sessionGUID"); JSONValue.writeString(sessionGUID, to: &output) }
+        if let ttl { key("ttl"); output += String(ttl) }
+        output += "}"
+        return output
+    }
+}

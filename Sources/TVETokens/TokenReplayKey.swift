@@ -1,0 +1,18 @@
+import Foundation
+import TVECrypto
+
+/// The identity of a token for one-time use: the SHA-256 of its signed bytes (so the same token is caught whether
+/// it arrives serialized or raw, wrapped or not).
+public struct TokenReplayKey: Hashable, Sendable {
+    let a: UInt64, b: UInt64, c: UInt64, d: UInt64
+
+    /// The key of `signedBytes`.
+    public init(signedBytes: some DataProtocol) throws {
+        let digest = try HashFunction.sha256.hash(signedBytes)
+        func word(_ at: Int) -> UInt64 { digest[at..<(at + 8)].reduce(0) { $0 << 8 | UInt64($1) } }
+        a = word(0)
+        b = word(8)
+        c = word(16)
+        d = word(24)
+    }
+}
