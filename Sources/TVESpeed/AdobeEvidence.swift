@@ -27,7 +27,7 @@ package enum AdobeEvidence {
         let open = "<signatureInfo>"
         guard token.hasPrefix(open), let close = token.range(of: open, range: open.endIndex..<token.endIndex),
             let signed = token.range(of: "<authToken>")
-        else { throw SpeedError(.setUp, "the embedded Adobe token has an unexpected shape") }
+        else { throw SpeedError.setUp(reason: "the embedded Adobe token has an unexpected shape") }
         let signature = try Base64.decode(token[open.endIndex..<close.lowerBound])
         let key = try RSAPublicKey(unsafePEMRepresentation: keyPEM)
         return try OpenSSLVerifyBaseline(publicKey: key, signature: signature, message: Array(token[signed.lowerBound...].utf8))

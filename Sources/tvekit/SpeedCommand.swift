@@ -67,12 +67,8 @@ struct SpeedCommand: AsyncParsableCommand {
     func run() async throws {
         let all = try SpeedSuite.operations(progress: Output.progress)
         let operations = only.isEmpty ? all : all.filter { only.contains($0.name) }
-        let report: SpeedReport
-        do {
-            report = try SpeedRunner.run(operations, seconds: seconds, compareOpenSSL: compareOpenssl, progress: Output.progress)
-        } catch {
-            throw CLIError(message: error.reason)
-        }
+        // A SpeedError reaches the command's error handler, which prints its reason and code.
+        let report = try SpeedRunner.run(operations, seconds: seconds, compareOpenSSL: compareOpenssl, progress: Output.progress)
         if json {
             print(try Output.json(report))
             return

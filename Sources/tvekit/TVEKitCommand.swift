@@ -4,6 +4,7 @@ import TVECrypto
 import TVETokens
 import TVEMetadata
 import TVESAML
+import TVESpeed
 
 /// `tvekit`: the command-line face of TVEKit. Every command is a thin shell over the libraries.
 ///
@@ -48,6 +49,8 @@ struct TVEKitCommand: AsyncParsableCommand {
                 message = "error: \(samlError.reason) [\(samlError.code)]"
             } else if let metadataError = error as? MetadataError {
                 message = "error: \(metadataError.reason) [\(metadataError.code)]"
+            } else if let speedError = error as? SpeedError {
+                message = "error: \(speedError.reason) [\(speedError.code)]"
             } else if let cliError = error as? CLIError {
                 message = "error: \(cliError.message)"
             }
