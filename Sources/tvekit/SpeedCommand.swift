@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TVESpeed
+import TVEBenchmarkSupport
 
 struct SpeedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
+import TVEBenchmarkSupport
 import TVECrypto
 import TVETokens
 import TVEMetadata
 import TVESAML
-import TVESpeed
 
 /// `tvekit`: the command-line face of TVEKit. Every command is a thin shell over the libraries.
 ///

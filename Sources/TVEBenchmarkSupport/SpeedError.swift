@@ -1,4 +1,5 @@
-/// The one error type of `TVESpeed` (the engine of `tvekit speed`), equal only on its ``code``.
+/// The one error type of `TVEBenchmarkSupport` (the speed engine and the OpenSSL baselines), equal only on its
+/// ``code``.
 ///
 /// As with the library's errors (`TVECryptoError`, `MediaTokenError`, ...), callers and tests match on the code and
 /// the ``reason`` says what went wrong and where.

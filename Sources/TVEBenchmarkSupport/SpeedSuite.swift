@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import TVECrypto
+import TVECrypto
 import TVEMetadata
 import TVESAML
 import TVETokens

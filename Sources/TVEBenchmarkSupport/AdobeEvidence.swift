@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import TVECrypto
+import TVECrypto
 
 /// A real Adobe media token of 2017 and the RSA-1024 key recovered from real tokens (see FORMATS.md §1), for
 /// `token-verify-1024`. Public evidence (the token expired long ago), not a trust anchor.
