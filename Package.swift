@@ -147,15 +147,16 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
-        // The engine of `tvekit speed`: the operations, the paired measurement and `openssl speed`. Not a product.
+        // What `tvekit speed` and the benchmarks share, never part of a product: the speed engine (the operations,
+        // the paired measurement, `openssl speed`) and the bare OpenSSL baselines TVEKit is compared against.
         .target(
-            name: "TVESpeed",
-            dependencies: ["TVECrypto", "TVETokens", "TVEMetadata", "TVESAML"]
+            name: "TVEBenchmarkSupport",
+            dependencies: ["TVECrypto", "TVETokens", "TVEMetadata", "TVESAML", "COpenSSL"]
         ),
         .executableTarget(
             name: "tvekit",
             dependencies: [
-                "TVESpeed",
+                "TVEBenchmarkSupport",
                 "TVESandbox",
                 "TVEServiceProvider",
                 "TVEVerification",
@@ -268,6 +269,28 @@ let package = Package(
         ),
     ]
 )
+
+// The benchmarks (ordo-one/benchmark, run by `make benchmarks`) exist only when the manifest is evaluated with
+// TVEKIT_BENCHMARKS=1, so that library users never resolve or build package-benchmark. Without it, Benchmarks/ is
+// just a folder.
+if Context.environment["TVEKIT_BENCHMARKS"] == "1" {
+    package.dependencies.append(
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"])
+    )
+    package.targets.append(
+        .executableTarget(
+            name: "CryptoBenchmarks",
+            dependencies: [
+                "TVEBenchmarkSupport",
+                "TVECrypto",
+                "TVETokens",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/CryptoBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    )
+}
 
 for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []

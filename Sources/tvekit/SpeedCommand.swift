@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TVESpeed
+import TVEBenchmarkSupport
 
 struct SpeedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -67,12 +67,8 @@ struct SpeedCommand: AsyncParsableCommand {
     func run() async throws {
         let all = try SpeedSuite.operations(progress: Output.progress)
         let operations = only.isEmpty ? all : all.filter { only.contains($0.name) }
-        let report: SpeedReport
-        do {
-            report = try SpeedRunner.run(operations, seconds: seconds, compareOpenSSL: compareOpenssl, progress: Output.progress)
-        } catch {
-            throw CLIError(.invalidArgument, error.reason)
-        }
+        // A SpeedError reaches the command's error handler, which prints its reason and code.
+        let report = try SpeedRunner.run(operations, seconds: seconds, compareOpenSSL: compareOpenssl, progress: Output.progress)
         if json {
             print(try Output.json(report))
             return

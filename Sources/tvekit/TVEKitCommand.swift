@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TVEBenchmarkSupport
 import TVECrypto
 import TVETokens
 import TVEMetadata
@@ -51,6 +52,8 @@ struct TVEKitCommand: AsyncParsableCommand {
                 message = "error: \(metadataError.reason) [\(metadataError.code)]"
             } else if let sandboxError = error as? SandboxError {
                 message = "error: \(sandboxError.reason) [\(sandboxError.code)]"
+            } else if let speedError = error as? SpeedError {
+                message = "error: \(speedError.reason) [\(speedError.code)]"
             } else if let cliError = error as? CLIError {
                 message = "error: \(cliError.description)"
             }

@@ -1,5 +1,6 @@
 internal import COpenSSL
 import Foundation
+import TVECrypto
 
 /// The bare OpenSSL calls that `openssl speed rsa2048` times, for measuring TVEKit's overhead.
 ///
@@ -7,8 +8,7 @@ import Foundation
 /// operation and nothing else. `tvekit speed` and the benchmarks alternate short slices of these with the
 /// public API on the same key, so the ratio they report is not skewed by the machine's speed changing
 /// between two separate runs. Not for production use.
-@_spi(Benchmarks)
-public final class OpenSSLBaseline: @unchecked Sendable {
+package final class OpenSSLBaseline: @unchecked Sendable {
     // Not Sendable in spirit: one instance per measuring thread. Marked so it can cross into a task.
     private let verifyContext: OpaquePointer
     private let signContext: OpaquePointer
@@ -19,11 +19,11 @@ public final class OpenSSLBaseline: @unchecked Sendable {
     private var output: [UInt8]
 
     /// Prepares contexts for `key`, a SHA-256 digest of `message`, its signature and a PKCS#1 v1.5 ciphertext.
-    public init(key: RSAPrivateKey, message: [UInt8]) throws {
+    package init(key: RSAPrivateKey, message: [UInt8]) throws {
         digest = try HashFunction.sha256.hash(message)
         signature = try key.signature(for: message)
         ciphertext = try key.publicKey.encrypt(Array(digest.prefix(16)), padding: ._weakAndInsecurePKCS1v15)
-        output = [UInt8](repeating: 0, count: key.backing.byteCount)
+        output = [UInt8](repeating: 0, count: key.publicKey.modulusByteCount)
         func context(_ pkey: OpaquePointer, _ setUp: (OpaquePointer) -> Bool) -> OpaquePointer? {
             guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return nil }
             guard setUp(context) else {
@@ -32,22 +32,29 @@ public final class OpenSSLBaseline: @unchecked Sendable {
             }
             return context
         }
-        let md = HashFunction.sha256.evpMD
-        let verify = context(key.publicKey.backing.pointer) {
-            EVP_PKEY_verify_init($0) == 1 && EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING) == 1
-                && EVP_PKEY_CTX_set_signature_md($0, md) == 1
+        // Set-up only: the contexts below keep their digest, so how it is found costs nothing per call.
+        let md = EVP_sha256()
+        let verify = key.publicKey.withUnsafeEVPPKEY { pkey in
+            context(pkey) {
+                EVP_PKEY_verify_init($0) == 1 && EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING) == 1
+                    && EVP_PKEY_CTX_set_signature_md($0, md) == 1
+            }
         }
-        let sign = context(key.backing.pointer) {
-            EVP_PKEY_sign_init($0) == 1 && EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING) == 1
-                && EVP_PKEY_CTX_set_signature_md($0, md) == 1
-        }
-        let decrypt = context(key.backing.pointer) {
-            EVP_PKEY_decrypt_init($0) == 1 && EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING) == 1
+        let (sign, decrypt) = key.withUnsafeEVPPKEY { pkey in
+            (
+                context(pkey) {
+                    EVP_PKEY_sign_init($0) == 1 && EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING) == 1
+                        && EVP_PKEY_CTX_set_signature_md($0, md) == 1
+                },
+                context(pkey) {
+                    EVP_PKEY_decrypt_init($0) == 1 && EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING) == 1
+                }
+            )
         }
         guard let verify, let sign, let decrypt else {
             // A class's deinit does not run when its init fails, so free what was made here.
             [verify, sign, decrypt].forEach { $0.map { EVP_PKEY_CTX_free($0) } }
-            throw TVECryptoError.openSSLFailure(reason: "baseline context set-up failed")
+            throw openSSLSetUpFailure("baseline context set-up failed")
         }
         verifyContext = verify
         signContext = sign
@@ -61,18 +68,18 @@ public final class OpenSSLBaseline: @unchecked Sendable {
     }
 
     /// One `EVP_PKEY_verify` of the precomputed digest.
-    public func verify() -> Bool {
+    package func verify() -> Bool {
         EVP_PKEY_verify(verifyContext, signature, signature.count, digest, digest.count) == 1
     }
 
     /// One `EVP_PKEY_sign` of the precomputed digest.
-    public func sign() -> Bool {
+    package func sign() -> Bool {
         var length = output.count
         return EVP_PKEY_sign(signContext, &output, &length, digest, digest.count) == 1
     }
 
     /// One `EVP_PKEY_decrypt` of a PKCS#1 v1.5 block.
-    public func decrypt() -> Bool {
+    package func decrypt() -> Bool {
         var length = output.count
         return EVP_PKEY_decrypt(decryptContext, &output, &length, ciphertext, ciphertext.count) == 1
     }
@@ -80,32 +87,30 @@ public final class OpenSSLBaseline: @unchecked Sendable {
 
 /// The bare `EVP_PKEY_verify` that `openssl speed` times, for a public key alone: RSASSA-PKCS1-v1_5 with
 /// SHA-256 of one known signature, the digest computed once and the context set up once. Not for production use.
-@_spi(Benchmarks)
-public final class OpenSSLVerifyBaseline: @unchecked Sendable {
+package final class OpenSSLVerifyBaseline: @unchecked Sendable {
     // Not Sendable in spirit: one instance per measuring thread. Marked so it can cross into a task.
     private let context: OpaquePointer
     private let digest: [UInt8]
     private let signature: [UInt8]
 
     /// Prepares a verify context for `publicKey` and the SHA-256 digest of `message`, which `signature` signs.
-    /// - Throws: ``TVECryptoError/Code/openSSLFailure`` when the context cannot be set up or the signature does
-    ///   not verify.
-    public init(publicKey: RSAPublicKey, signature: some DataProtocol, message: some DataProtocol) throws {
+    /// - Throws: ``SpeedError/Code/setUp`` when the context cannot be set up or the signature does not verify.
+    package init(publicKey: RSAPublicKey, signature: some DataProtocol, message: some DataProtocol) throws {
         let digest = try HashFunction.sha256.hash(message)
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, publicKey.backing.pointer, nil) else {
-            throw TVECryptoError.openSSLFailure(reason: "baseline context set-up failed")
+        guard let context = publicKey.withUnsafeEVPPKEY({ EVP_PKEY_CTX_new_from_pkey(nil, $0, nil) }) else {
+            throw openSSLSetUpFailure("baseline context set-up failed")
         }
         guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1,
-            EVP_PKEY_CTX_set_signature_md(context, HashFunction.sha256.evpMD) == 1
+            EVP_PKEY_CTX_set_signature_md(context, EVP_sha256()) == 1
         else {
             EVP_PKEY_CTX_free(context)
-            throw TVECryptoError.openSSLFailure(reason: "baseline context set-up failed")
+            throw openSSLSetUpFailure("baseline context set-up failed")
         }
         self.context = context
         self.digest = digest
         self.signature = [UInt8](signature)
         // Checked once all properties are set, so that deinit frees the context when this throws.
-        guard verify() else { throw TVECryptoError.openSSLFailure(reason: "the baseline signature does not verify") }
+        guard verify() else { throw openSSLSetUpFailure("the baseline signature does not verify") }
     }
 
     deinit {
@@ -113,7 +118,7 @@ public final class OpenSSLVerifyBaseline: @unchecked Sendable {
     }
 
     /// One `EVP_PKEY_verify` of the precomputed digest.
-    public func verify() -> Bool {
+    package func verify() -> Bool {
         EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1
     }
 
@@ -123,15 +128,15 @@ public final class OpenSSLVerifyBaseline: @unchecked Sendable {
     /// This exists so that benchmarks can measure 1024-bit verification, which real Adobe media tokens still use:
     /// ``RSAPrivateKey/init(keySizeInBits:)`` refuses to generate keys under 2048 bits, on purpose. The private
     /// key never leaves this function.
-    public static func generatingKeyPair(keySizeInBits: Int, message: some DataProtocol) throws
+    package static func generatingKeyPair(keySizeInBits: Int, message: some DataProtocol) throws
         -> (publicKey: RSAPublicKey, signature: [UInt8], baseline: OpenSSLVerifyBaseline)
     {
         guard keySizeInBits >= 1024, keySizeInBits <= 4096 else {
-            throw TVECryptoError.invalidParameter(reason: "benchmark keys are 1024 to 4096 bits")
+            throw SpeedError.setUp(reason: "benchmark keys are 1024 to 4096 bits")
         }
         // The key type must be a string with static storage: the context keeps the pointer.
         guard let generator = EVP_PKEY_CTX_new_from_name(nil, copenssl_literal_RSA(), nil) else {
-            throw TVECryptoError.openSSLFailure(reason: "EVP_PKEY_CTX_new_from_name failed")
+            throw openSSLSetUpFailure("EVP_PKEY_CTX_new_from_name failed")
         }
         defer { EVP_PKEY_CTX_free(generator) }
         var generated: OpaquePointer? = nil
@@ -139,29 +144,27 @@ public final class OpenSSLVerifyBaseline: @unchecked Sendable {
             EVP_PKEY_generate(generator, &generated) == 1, let pkey = generated
         else {
             EVP_PKEY_free(generated)
-            ERR_clear_error()
-            throw TVECryptoError.openSSLFailure(reason: "RSA key generation failed")
+            throw openSSLSetUpFailure("RSA key generation failed")
         }
         defer { EVP_PKEY_free(pkey) }
 
         let digest = try HashFunction.sha256.hash(message)
         guard let signer = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
-            throw TVECryptoError.openSSLFailure(reason: "EVP_PKEY_CTX_new_from_pkey failed")
+            throw openSSLSetUpFailure("EVP_PKEY_CTX_new_from_pkey failed")
         }
         defer { EVP_PKEY_CTX_free(signer) }
         var signature = [UInt8](repeating: 0, count: Int(EVP_PKEY_get_size(pkey)))
         var length = signature.count
         guard EVP_PKEY_sign_init(signer) == 1, EVP_PKEY_CTX_set_rsa_padding(signer, RSA_PKCS1_PADDING) == 1,
-            EVP_PKEY_CTX_set_signature_md(signer, HashFunction.sha256.evpMD) == 1,
+            EVP_PKEY_CTX_set_signature_md(signer, EVP_sha256()) == 1,
             EVP_PKEY_sign(signer, &signature, &length, digest, digest.count) == 1, length == signature.count
         else {
-            ERR_clear_error()
-            throw TVECryptoError.openSSLFailure(reason: "signing with the generated key failed")
+            throw openSSLSetUpFailure("signing with the generated key failed")
         }
 
         var der: UnsafeMutablePointer<UInt8>? = nil
         let derLength = i2d_PUBKEY(pkey, &der)
-        guard derLength > 0, let der else { throw TVECryptoError.openSSLFailure(reason: "i2d_PUBKEY failed") }
+        guard derLength > 0, let der else { throw openSSLSetUpFailure("i2d_PUBKEY failed") }
         let publicDER = [UInt8](UnsafeBufferPointer(start: der, count: Int(derLength)))
         copenssl_OPENSSL_free(der)
         let publicKey = try RSAPublicKey(unsafeDERRepresentation: publicDER)
@@ -173,8 +176,7 @@ public final class OpenSSLVerifyBaseline: @unchecked Sendable {
 /// allocated once: the floor for TVEKit's Base64 decoder and for parsing a serialized media token. The input
 /// must be whitespace-free padded Base64 (`EVP_DecodeBlock` trims only leading and trailing whitespace).
 /// Not for production use.
-@_spi(Benchmarks)
-public final class OpenSSLBase64Baseline: @unchecked Sendable {
+package final class OpenSSLBase64Baseline: @unchecked Sendable {
     // Not Sendable in spirit: one instance per measuring thread. Marked so it can cross into a task.
     private let input: UnsafeMutableBufferPointer<UInt8>
     private let output: UnsafeMutableBufferPointer<UInt8>
@@ -183,13 +185,12 @@ public final class OpenSSLBase64Baseline: @unchecked Sendable {
 
     /// Copies `encoded` and checks that `EVP_DecodeBlock` decodes it to what ``Base64/decode(bytes:options:)``
     /// gives.
-    /// - Throws: ``TVECryptoError/Code/invalidBase64`` when the input is not strict Base64;
-    ///   ``TVECryptoError/Code/invalidParameter`` when it is empty, not a multiple of 4 bytes, too large for an
-    ///   `int`, or not decoded alike by both.
-    public init(encoded: some Collection<UInt8>) throws {
+    /// - Throws: `TVECryptoError.invalidBase64` when the input is not strict Base64; ``SpeedError/Code/setUp`` when
+    ///   it is empty, not a multiple of 4 bytes, too large for an `int`, or not decoded alike by both.
+    package init(encoded: some Collection<UInt8>) throws {
         let bytes = [UInt8](encoded)
         guard !bytes.isEmpty, bytes.count % 4 == 0, bytes.count < Int(Int32.max) else {
-            throw TVECryptoError.invalidParameter(reason: "the Base64 baseline needs a non-empty multiple of 4 bytes")
+            throw SpeedError.setUp(reason: "the Base64 baseline needs a non-empty multiple of 4 bytes")
         }
         let expected = try Base64.decode(bytes: bytes)
         input = .allocate(capacity: bytes.count)
@@ -198,7 +199,7 @@ public final class OpenSSLBase64Baseline: @unchecked Sendable {
         output.initialize(repeating: 0)
         expectedLength = Int32(bytes.count / 4 * 3)
         guard decode(), Array(output.prefix(expected.count)) == expected, expected.count + 2 >= Int(expectedLength) else {
-            throw TVECryptoError.invalidParameter(reason: "EVP_DecodeBlock and Base64.decode disagree on the baseline input")
+            throw SpeedError.setUp(reason: "EVP_DecodeBlock and Base64.decode disagree on the baseline input")
         }
     }
 
@@ -208,9 +209,16 @@ public final class OpenSSLBase64Baseline: @unchecked Sendable {
     }
 
     /// One `EVP_DecodeBlock` of the whole input.
-    public func decode() -> Bool {
+    package func decode() -> Bool {
         // Both buffers are non-empty, so their base addresses exist.
         guard let to = output.baseAddress, let from = input.baseAddress else { return false }
         return EVP_DecodeBlock(to, from, Int32(input.count)) == expectedLength
     }
+}
+
+/// A baseline's set-up failed in OpenSSL: empties this thread's OpenSSL error queue, so that no stale entry reaches
+/// the next TVECrypto call's error, and says what failed.
+private func openSSLSetUpFailure(_ reason: String) -> SpeedError {
+    ERR_clear_error()
+    return SpeedError.setUp(reason: reason)
 }

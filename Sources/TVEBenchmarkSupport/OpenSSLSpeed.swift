@@ -27,18 +27,19 @@ package enum OpenSSLSpeed {
         var figures: [Int: Figures] = [:]
         for size in bits {
             guard let index = lines.firstIndex(where: { $0.count > 3 && $0[0] == "rsa" && $0[1] == "\(size)" && $0[2] == "bits" }) else {
-                throw SpeedError(.openSSLSpeed, "could not read the rsa \(size) line of `openssl speed`")
+                throw SpeedError.openSSLSpeed(reason: "could not read the rsa \(size) line of `openssl speed`")
             }
             // The nearest header above the line names the rate columns, in order.
             guard let header = lines[..<index].last(where: { $0.contains("sign/s") }) else {
-                throw SpeedError(.openSSLSpeed, "could not find the column names of `openssl speed`")
+                throw SpeedError.openSSLSpeed(reason: "could not find the column names of `openssl speed`")
             }
             let names = header.filter { $0.hasSuffix("/s") }
             // After "rsa 2048 bits": the times ("0.000220s", not numbers), then the rates.
             let rates = lines[index].dropFirst(3).compactMap { Double($0) }
             guard rates.count == names.count, let sign = names.firstIndex(of: "sign/s"), let verify = names.firstIndex(of: "verify/s")
             else {
-                throw SpeedError(.openSSLSpeed, "could not read the figures of `openssl speed`: \(lines[index].joined(separator: " "))")
+                throw SpeedError.openSSLSpeed(
+                    reason: "could not read the figures of `openssl speed`: \(lines[index].joined(separator: " "))")
             }
             figures[size] = Figures(sign: rates[sign], verify: rates[verify])
         }
@@ -75,12 +76,12 @@ package enum OpenSSLSpeed {
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
         let spawned = posix_spawnp(&pid, "openssl", &actions, &attributes, argv, environ)
-        guard spawned == 0 else { throw SpeedError(.openSSLSpeed, "cannot run openssl (error \(spawned))") }
+        guard spawned == 0 else { throw SpeedError.openSSLSpeed(reason: "cannot run openssl (error \(spawned))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        guard status == 0 else { throw SpeedError(.openSSLSpeed, "openssl \(arguments.joined(separator: " ")) failed") }
+        guard status == 0 else { throw SpeedError.openSSLSpeed(reason: "openssl \(arguments.joined(separator: " ")) failed") }
         guard let data = FileManager.default.contents(atPath: output.path) else {
-            throw SpeedError(.openSSLSpeed, "cannot read the output of openssl")
+            throw SpeedError.openSSLSpeed(reason: "cannot read the output of openssl")
         }
         return String(decoding: data, as: UTF8.self)
     }

@@ -84,7 +84,7 @@ package enum SpeedRunner {
     private static func measure(_ operation: SpeedOperation, seconds: Double) throws(SpeedError) -> Tally {
         for _ in 0..<operation.batch {
             guard (try? operation.body()) == true, operation.baseline?() ?? true else {
-                throw SpeedError(.wrongResult, "\(operation.name) gave a wrong result")
+                throw SpeedError.wrongResult(reason: "\(operation.name) gave a wrong result")
             }
         }
         let clock = ContinuousClock()
@@ -110,7 +110,7 @@ package enum SpeedRunner {
             } while now - start < slice
             tally.bareSeconds += (now - start) / .seconds(1)
         }
-        guard allCorrect else { throw SpeedError(.wrongResult, "\(operation.name) gave a wrong result") }
+        guard allCorrect else { throw SpeedError.wrongResult(reason: "\(operation.name) gave a wrong result") }
         return tally
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import TVECrypto
+import TVECrypto
 import TVEMetadata
 import TVESAML
 import TVETokens
@@ -52,7 +52,7 @@ package enum SpeedSuite {
         for (form, bytes) in [("raw", adobeText), ("Base64", adobeSerialized)] {
             let outcome = adobeVerifier.verify(bytes, resourceID: "truTV")
             guard outcome.isValid else {
-                throw SpeedError(.setUp, "the real Adobe token (\(form)) does not verify: \(outcome.result) \(outcome.reason)")
+                throw SpeedError.setUp(reason: "the real Adobe token (\(form)) does not verify: \(outcome.result) \(outcome.reason)")
             }
         }
 

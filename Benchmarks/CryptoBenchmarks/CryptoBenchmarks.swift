@@ -1,5 +1,6 @@
 import Benchmark
-@_spi(Benchmarks) import TVECrypto
+import TVEBenchmarkSupport
+import TVECrypto
 import TVETokens
 
 // Keys are made and parsed once, outside the measured closures, as a server holds them.

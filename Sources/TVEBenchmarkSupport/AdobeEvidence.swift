@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import TVECrypto
+import TVECrypto
 
 /// A real Adobe media token of 2017 and the RSA-1024 key recovered from real tokens (see FORMATS.md §1), for
 /// `token-verify-1024`. Public evidence (the token expired long ago), not a trust anchor.
@@ -27,7 +27,7 @@ package enum AdobeEvidence {
         let open = "<signatureInfo>"
         guard token.hasPrefix(open), let close = token.range(of: open, range: open.endIndex..<token.endIndex),
             let signed = token.range(of: "<authToken>")
-        else { throw SpeedError(.setUp, "the embedded Adobe token has an unexpected shape") }
+        else { throw SpeedError.setUp(reason: "the embedded Adobe token has an unexpected shape") }
         let signature = try Base64.decode(token[open.endIndex..<close.lowerBound])
         let key = try RSAPublicKey(unsafePEMRepresentation: keyPEM)
         return try OpenSSLVerifyBaseline(publicKey: key, signature: signature, message: Array(token[signed.lowerBound...].utf8))
