@@ -5,7 +5,7 @@ SWIFT ?= swift
 # pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make speed` for its comparison.
 APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl python3
 
-.PHONY: all deps build lint test demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
+.PHONY: all deps build lint test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
 
 all: build
 
@@ -33,10 +33,22 @@ lint:
 	if [ -n "$$over" ]; then echo "source files over 400 lines:"; echo "$$over"; exit 1; fi
 	python3 scripts/check-architecture.py
 
-# The whole suite: the lint, unit tests, all Wycheproof vectors, and the CLI run as a user would.
+# The whole suite: the lint, unit tests, all Wycheproof vectors, the CLI run as a user would, and the fleet tests on a
+# real PostgreSQL: a throw-away cluster under .postgres/ (scripts/postgres.sh, which installs PostgreSQL from apt when
+# missing), started before the tests and stopped after them, whatever their outcome.
 test: deps lint
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@url=$$(scripts/postgres.sh start) || { echo "error: the PostgreSQL test cluster did not start (see postgres.log in .postgres/ or the folder named in .postgres/cluster)"; exit 1; }; \
+	echo "PostgreSQL test cluster: $$url"; \
+	TVEKIT_POSTGRES_URL="$$url" $(SWIFT) test --skip-build; status=$$?; \
+	scripts/postgres.sh stop; exit $$status
+
+# A PostgreSQL cluster on loopback for trying a verification fleet by hand (see README.md); `make postgres-stop` ends it.
+postgres:
+	@scripts/postgres.sh start
+
+postgres-stop:
+	@scripts/postgres.sh stop
 
 # The main job: walk the AccessEnabler cookbook against the local service provider (tvekit demo).
 demo: deps

@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "TVEAccessEnabler", targets: ["TVEAccessEnabler"]),
         .library(name: "TVEVerification", targets: ["TVEVerification"]),
         .library(name: "TVEVerificationServer", targets: ["TVEVerificationServer"]),
+        .library(name: "TVEPostgresReplayGuard", targets: ["TVEPostgresReplayGuard"]),
         .library(name: "TVEServiceProvider", targets: ["TVEServiceProvider"]),
         .library(name: "TVESandbox", targets: ["TVESandbox"]),
         .executable(name: "tvekit", targets: ["tvekit"]),
@@ -29,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // System libraries, found through pkg-config. Each has one shim header that wraps the macros and
@@ -102,7 +106,22 @@ let package = Package(
         // The media-token verification service, without a transport.
         .target(
             name: "TVEVerification",
-            dependencies: ["TVECrypto", "TVETokens", "TVEJSON"]
+            dependencies: [
+                "TVECrypto", "TVETokens", "TVEJSON",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        // One-time use shared by a fleet of verifiers, on PostgreSQL. Its own product: only its users build postgres-nio.
+        .target(
+            name: "TVEPostgresReplayGuard",
+            dependencies: [
+                "TVETokens", "TVECrypto",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         // Its lean HTTP/1.1 transport on SwiftNIO, a ServiceLifecycle service.
         .target(
@@ -161,6 +180,7 @@ let package = Package(
                 "TVEServiceProvider",
                 "TVEVerification",
                 "TVEVerificationServer",
+                "TVEPostgresReplayGuard",
                 "TVEJSON",
                 "TVECrypto",
                 "TVETokens",
@@ -234,6 +254,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "TVEPostgresReplayGuardTests",
+            dependencies: [
+                "TVETestSupport", "TVEPostgresReplayGuard", "TVEVerificationServer", "TVEVerification", "TVETokens", "TVECrypto",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

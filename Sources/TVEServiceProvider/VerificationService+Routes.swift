@@ -10,7 +10,10 @@ extension VerificationService {
             guard let body = try? await request.body.collect(upTo: Self.maximumBodyBytes) else {
                 return Self.response(self.answerBodyTooLarge())
             }
-            return Self.response(body.withUnsafeReadableBytes { self.answer(method: "POST", path: "/verify", body: $0) })
+            if self.answersSynchronously {
+                return Self.response(body.withUnsafeReadableBytes { self.answer(method: "POST", path: "/verify", body: $0) })
+            }
+            return Self.response(await self.answer(method: "POST", path: "/verify", body: Array(body.readableBytesView)))
         }
         for path in ["health", "metrics"] {
             router.get(RouterPath(path)) { _, _ -> Response in

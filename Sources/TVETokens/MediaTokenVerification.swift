@@ -26,11 +26,14 @@ public struct MediaTokenVerification: Sendable, CustomStringConvertible {
         public static let invalidResourceID = Result("INVALID_RESOURCE_ID")
         /// The replay guard has seen this token already (TVEKit extension).
         public static let tokenReplayed = Result("TOKEN_REPLAYED")
+        /// The replay store could not say whether the token was used before (down, slow): the verification fails
+        /// closed (TVEKit extension; the verification service answers it with HTTP 503).
+        public static let replayCheckFailed = Result("REPLAY_CHECK_FAILED")
 
         /// Every result code, in check order.
         public static let all: [Result] = [
             .validToken, .invalidTokenFormat, .invalidSignature, .invalidRequestorID, .invalidResourceID, .tokenNotYetValid,
-            .tokenExpired, .tokenReplayed,
+            .tokenExpired, .tokenReplayed, .replayCheckFailed,
         ]
 
         public var description: String { rawValue }
@@ -47,6 +50,11 @@ public struct MediaTokenVerification: Sendable, CustomStringConvertible {
     public var isValid: Bool { result == .validToken }
 
     public var description: String { reason.isEmpty ? result.rawValue : "\(result.rawValue): \(reason)" }
+
+    /// A fail-closed verification: the replay store could not decide (for services that keep one-time use elsewhere).
+    package static func failedReplayCheck(_ reason: String) -> MediaTokenVerification {
+        invalid(.replayCheckFailed, reason)
+    }
 
     static func invalid(_ result: Result, _ reason: String) -> MediaTokenVerification {
         MediaTokenVerification(result: result, token: nil, reason: reason)

@@ -126,30 +126,68 @@ public struct MediaTokenVerifier: Sendable {
     }
 
     private func verify(_ token: ShortMediaToken, signature: UnsafeRawBufferPointer, resourceID: String?) -> MediaTokenVerification {
+        switch check(token, signature: signature, resourceID: resourceID) {
+        case .decided(let verification):
+            return verification
+        case .awaitingReplayCheck(let pending):
+            guard let replayGuard else { return pending.complete(with: .firstUse) }
+            guard let key = pending.key else { return pending.complete(with: .unavailable(reason: "the token's replay key cannot be computed")) }
+            return pending.complete(with: replayGuard.recordFirstUse(of: key, expiresAt: pending.expiresAt, now: pending.now) ? .firstUse : .replayed)
+        }
+    }
+
+    /// Every check but one-time use: signature, requestor, resource, time.
+    private func check(_ token: ShortMediaToken, signature: UnsafeRawBufferPointer, resourceID: String?) -> PendingMediaTokenVerification {
         let signedBytes = token.signedBytes
         guard trustedKeys.contains(where: { $0.isValidSignature(signature, for: signedBytes, padding: .pkcs1v15SHA256) }) else {
-            return .invalid(.invalidSignature, "no trusted key verifies the signature")
+            return .decided(.invalid(.invalidSignature, "no trusted key verifies the signature"))
         }
         guard token.field(token.requestorIDStorage, equals: requestorID) else {
-            return .invalid(.invalidRequestorID, "the token was issued to another requestor")
+            return .decided(.invalid(.invalidRequestorID, "the token was issued to another requestor"))
         }
         if let resourceID, !token.field(token.resourceIDStorage, equals: resourceID),
             !MRSSResource.resource(token.resourceID, matches: resourceID)
         {
-            return .invalid(.invalidResourceID, "the token authorizes another resource")
+            return .decided(.invalid(.invalidResourceID, "the token authorizes another resource"))
         }
         let now = clock.nowMilliseconds
         let notBefore = token.issueTime.subtractingSaturating(clockSkewMilliseconds)
         let notAfter = token.issueTime.addingSaturating(token.ttl).addingSaturating(clockSkewMilliseconds)
-        if now < notBefore { return .invalid(.tokenNotYetValid, "the token's issue time is in the future") }
-        if now >= notAfter { return .invalid(.tokenExpired, "the token's lifetime has ended") }
-        if let replayGuard {
-            guard let key = try? TokenReplayKey(signedBytes: signedBytes),
-                replayGuard.recordFirstUse(of: key, expiresAt: notAfter, now: now)
-            else { return .invalid(.tokenReplayed, "the token was used before") }
+        if now < notBefore { return .decided(.invalid(.tokenNotYetValid, "the token's issue time is in the future")) }
+        if now >= notAfter { return .decided(.invalid(.tokenExpired, "the token's lifetime has ended")) }
+        return .awaitingReplayCheck(.init(expiresAt: notAfter, now: now, token: VerifiedMediaToken(token: token)))
+    }
+}
+
+extension MediaTokenVerifier {
+    /// Checks a token up to, not including, one-time use (this verifier's own replay guard is not consulted): a result
+    /// when an earlier check decides, else the replay check the token still needs. For services that check a batch of
+    /// tokens against a shared store with one round trip; ``verify(_:resourceID:replayGuard:)`` does it for one token.
+    public func verifyAwaitingReplayCheck(_ token: String, resourceID: String? = nil) -> PendingMediaTokenVerification {
+        var token = token
+        return token.withUTF8 { bytes in
+            do {
+                return try MediaTokenCodec.parse(UnsafeRawBufferPointer(bytes)) { token, signature in
+                    check(token, signature: signature, resourceID: resourceID)
+                }
+            } catch let error as MediaTokenError {
+                return .decided(.invalid(.invalidTokenFormat, error.reason))
+            } catch {
+                return .decided(.invalid(.invalidTokenFormat, "the token cannot be parsed"))
+            }
         }
-        let verified = VerifiedMediaToken(token: token)
-        return MediaTokenVerification(result: .validToken, token: verified, reason: "")
+    }
+
+    /// Verifies a token with one-time use kept by an asynchronous store (a database shared by a fleet): every check of
+    /// ``verify(_:resourceID:)``, then `replayGuard`. When the store cannot answer, the result is
+    /// ``MediaTokenVerification/Result/replayCheckFailed``, never ``MediaTokenVerification/Result/validToken``.
+    public func verify(_ token: String, resourceID: String? = nil, replayGuard: any AsyncTokenReplayGuard) async -> MediaTokenVerification {
+        switch verifyAwaitingReplayCheck(token, resourceID: resourceID) {
+        case .decided(let verification): return verification
+        case .awaitingReplayCheck(let pending):
+            guard let key = pending.key else { return pending.complete(with: .unavailable(reason: "the token's replay key cannot be computed")) }
+            return pending.complete(with: await replayGuard.recordFirstUse(of: key, expiresAt: pending.expiresAt, now: pending.now))
+        }
     }
 }
 

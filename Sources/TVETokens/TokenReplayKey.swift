@@ -15,4 +15,12 @@ public struct TokenReplayKey: Hashable, Sendable {
         c = word(16)
         d = word(24)
     }
+
+    /// The 32 bytes of the SHA-256 digest (what a shared store keeps).
+    public var bytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        for word in [a, b, c, d] { for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) } }
+        return bytes
+    }
 }

@@ -1,47 +1,54 @@
-import TVECrypto
+import CoreMetrics
+import Metrics
+import Prometheus
+import TVETokens
 
-/// Counts per result and a latency histogram, safe to update from every request.
+/// The verification service's metrics through swift-metrics, exposed by swift-prometheus: verifications by result
+/// (`tvekit_verifications_total{result=…}`, `BAD_REQUEST` for a request that is not one) and the time to answer a
+/// `POST /verify` (`tvekit_verification_seconds`). A replay store given ``factory`` adds its own (store latency,
+/// errors, pool use) to the same ``registry``, which ``prometheusText()`` renders for `GET /metrics`.
 public final class VerificationMetrics: Sendable {
-    /// Histogram bucket upper bounds, in seconds.
-    static let buckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1]
+    /// Histogram bucket upper bounds of request latency.
+    static let buckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(100), .milliseconds(250), .seconds(1),
+    ]
 
-    private struct State {
-        var results: [String: Int] = [:]
-        var bucketCounts = [Int](repeating: 0, count: VerificationMetrics.buckets.count)
-        var count = 0
-        var sum = 0.0
+    public let registry: PrometheusCollectorRegistry
+    /// A swift-metrics factory that records into ``registry``.
+    public let factory: PrometheusMetricsFactory
+    private let counters: [String: CoreMetrics.Counter]
+    private let badRequests: CoreMetrics.Counter
+    private let latency: Metrics.Timer
+
+    /// - Parameter registry: a fresh registry by default (not the process-wide one), so that two services in one
+    ///   process count apart.
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets["tvekit_verification_seconds"] = Self.buckets
+        factory.durationHistogramBuckets["tvekit_replay_store_seconds"] = Self.buckets
+        self.factory = factory
+        var counters: [String: CoreMetrics.Counter] = [:]
+        for result in MediaTokenVerification.Result.all {
+            counters[result.rawValue] = Counter(
+                label: "tvekit_verifications_total", dimensions: [("result", result.rawValue)], factory: factory)
+        }
+        self.counters = counters
+        badRequests = Counter(label: "tvekit_verifications_total", dimensions: [("result", "BAD_REQUEST")], factory: factory)
+        latency = Metrics.Timer(label: "tvekit_verification_seconds", factory: factory)
     }
 
-    private let state = Locked(State())
-
-    init() {}
-
-    func record(result: String, elapsed: Duration) {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        state.withLock { state in
-            state.results[result, default: 0] += 1
-            for (index, bound) in Self.buckets.enumerated() where seconds <= bound { state.bucketCounts[index] += 1 }
-            state.count += 1
-            state.sum += seconds
-        }
+    /// Counts one verification (a result code, or nil for a request that is not one).
+    func count(_ result: String?) {
+        (result.flatMap { counters[$0] } ?? badRequests).increment()
     }
 
-    /// The count of verifications that ended with `result` (a result code or `BAD_REQUEST`).
-    public func count(of result: String) -> Int { state.withLock { $0.results[result] ?? 0 } }
-
-    /// The Prometheus text exposition format (version 0.0.4).
-    public func prometheusText() -> String {
-        let snapshot = state.withLock { $0 }
-        var text = "# HELP tvekit_verifications_total Media-token verifications by result.\n# TYPE tvekit_verifications_total counter\n"
-        for (result, count) in snapshot.results.sorted(by: { $0.key < $1.key }) {
-            text += "tvekit_verifications_total{result=\"\(result)\"} \(count)\n"
-        }
-        text += "# HELP tvekit_verification_seconds Time to answer POST /verify.\n# TYPE tvekit_verification_seconds histogram\n"
-        for (index, bound) in Self.buckets.enumerated() {
-            text += "tvekit_verification_seconds_bucket{le=\"\(bound)\"} \(snapshot.bucketCounts[index])\n"
-        }
-        text += "tvekit_verification_seconds_bucket{le=\"+Inf\"} \(snapshot.count)\n"
-        text += "tvekit_verification_seconds_sum \(snapshot.sum)\ntvekit_verification_seconds_count \(snapshot.count)\n"
-        return text
+    /// Records the time one `POST /verify` took.
+    func recordLatency(_ elapsed: Duration) {
+        latency.record(duration: elapsed)
     }
+
+    /// The Prometheus text exposition format.
+    public func prometheusText() -> String { registry.emitToString() }
 }

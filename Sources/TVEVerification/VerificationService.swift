@@ -8,18 +8,32 @@ import TVETokens
 /// SwiftNIO HTTP/1.1 server; `TVEServiceProvider` mounts it on a Hummingbird router next to the service provider.
 ///
 /// - `POST /verify` with `{"token": ..., "requestor": ..., "resource": ...?}` answers `200` with
-///   `{"result": CODE, ...fields}` (fields only for `VALID_TOKEN`), one-time use on. A requestor the service is not
-///   configured for, a body that is not that JSON, or one over ``maximumBodyBytes`` is a `400`/`413` with
+///   `{"result": CODE, ...fields}` (fields only for `VALID_TOKEN`), one-time use on; `503` with
+///   `{"result": "REPLAY_CHECK_FAILED", …}` when the replay store cannot answer (fail closed). A requestor the service is
+///   not configured for, a body that is not that JSON, or one over ``maximumBodyBytes`` is a `400`/`413` with
 ///   `{"error", "reason"}`: the requestor a token is checked against always comes from configuration.
+/// - **Batches**: a JSON array of such objects answers a JSON array of the answers, in order; JSON lines (one object
+///   per line) answer JSON lines. At most ``maximumBatchCount`` tokens; each answer is what the token would get
+///   alone (a malformed item gets `{"error", "reason"}` in its place); the status is `200`. With an asynchronous
+///   replay store, a batch takes one round trip to it.
 /// - `GET /health` answers `200 ok`.
-/// - `GET /metrics` serves counts per result and a latency histogram in the Prometheus text format.
+/// - `GET /metrics` serves ``VerificationMetrics`` in the Prometheus text format.
+///
+/// One-time use is kept either in process (a ``TokenReplayGuard``: ``answer(method:path:body:)`` answers at once, on
+/// the caller's thread) or by a store that needs the network (an ``AsyncTokenReplayGuard`` such as the PostgreSQL
+/// guard of a fleet: use the `async` ``answer(method:path:body:)``).
 public struct VerificationService: Sendable {
-    /// The largest request body accepted.
-    public static let maximumBodyBytes = 128 * 1024
+    /// The largest request body accepted (a batch included).
+    public static let maximumBodyBytes = 1 << 20
+    /// The most tokens in one batch.
+    public static let maximumBatchCount = 256
 
     private let verifiers: [String: MediaTokenVerifier]
+    /// The asynchronous replay store, when one keeps one-time use (else each verifier's own guard does).
+    private let replayStore: (any AsyncTokenReplayGuard)?
     public let metrics: VerificationMetrics
 
+    /// A service whose one-time use is kept in process.
     /// - Parameters:
     ///   - trustedKeys: the keys whose media-token signatures are accepted (Adobe's current and next certificate).
     ///   - requestorIDs: the requestors this service verifies for.
@@ -29,30 +43,193 @@ public struct VerificationService: Sendable {
     public init(
         trustedKeys: [RSAPublicKey], requestorIDs: [String], clockSkew: Duration = .zero,
         clock: any MediaTokenClock = SystemMediaTokenClock(),
-        replayGuard: any TokenReplayGuard = InMemoryTokenReplayGuard(), allowing1024BitKeys: Bool = false
+        replayGuard: any TokenReplayGuard = InMemoryTokenReplayGuard(), allowing1024BitKeys: Bool = false,
+        metrics: VerificationMetrics = VerificationMetrics()
+    ) throws {
+        try self.init(
+            trustedKeys: trustedKeys, requestorIDs: requestorIDs, clockSkew: clockSkew, clock: clock, syncGuard: replayGuard,
+            replayStore: nil, allowing1024BitKeys: allowing1024BitKeys, metrics: metrics)
+    }
+
+    /// A service whose one-time use is kept by an asynchronous store (a fleet's shared database). Answer with the
+    /// `async` ``answer(method:path:body:)``.
+    /// - Throws: ``MediaTokenError`` when there is no requestor or a key is not acceptable.
+    public init(
+        trustedKeys: [RSAPublicKey], requestorIDs: [String], clockSkew: Duration = .zero,
+        clock: any MediaTokenClock = SystemMediaTokenClock(), replayStore: any AsyncTokenReplayGuard,
+        allowing1024BitKeys: Bool = false, metrics: VerificationMetrics = VerificationMetrics()
+    ) throws {
+        try self.init(
+            trustedKeys: trustedKeys, requestorIDs: requestorIDs, clockSkew: clockSkew, clock: clock, syncGuard: nil,
+            replayStore: replayStore, allowing1024BitKeys: allowing1024BitKeys, metrics: metrics)
+    }
+
+    private init(
+        trustedKeys: [RSAPublicKey], requestorIDs: [String], clockSkew: Duration, clock: any MediaTokenClock,
+        syncGuard: (any TokenReplayGuard)?, replayStore: (any AsyncTokenReplayGuard)?, allowing1024BitKeys: Bool,
+        metrics: VerificationMetrics
     ) throws {
         guard !requestorIDs.isEmpty else { throw MediaTokenError.invalidConfiguration(reason: "no requestor ID") }
         var verifiers: [String: MediaTokenVerifier] = [:]
         for requestor in requestorIDs {
             verifiers[requestor] = try MediaTokenVerifier(
-                trustedKeys: trustedKeys, requestorID: requestor, clockSkew: clockSkew,
-                clock: clock, replayGuard: replayGuard,
+                trustedKeys: trustedKeys, requestorID: requestor, clockSkew: clockSkew, clock: clock, replayGuard: syncGuard,
                 allowing1024BitKeys: allowing1024BitKeys)
         }
         self.verifiers = verifiers
-        self.metrics = VerificationMetrics()
+        self.replayStore = replayStore
+        self.metrics = metrics
     }
 
-    /// Answers one request: `POST /verify`, `GET|HEAD /health`, `GET|HEAD /metrics`, else 404 or 405. A `POST /verify`
-    /// is counted in ``metrics`` with its time. `path` is the request target without its query.
+    /// Whether ``answer(method:path:body:)`` answers `POST /verify` without waiting (one-time use in process).
+    public var answersSynchronously: Bool { replayStore == nil }
+
+    /// Answers one request at once: `POST /verify`, `GET|HEAD /health`, `GET|HEAD /metrics`, else 404 or 405. A
+    /// `POST /verify` is counted in ``metrics`` with its time. `path` is the request target without its query. With an
+    /// asynchronous replay store, `POST /verify` answers 503 `REPLAY_CHECK_FAILED` here (fail closed): use the `async`
+    /// overload.
     public func answer(method: String, path: some StringProtocol, body: UnsafeRawBufferPointer) -> VerificationAnswer {
+        guard path == "/verify" else { return other(method: method, path: path) }
+        guard method == "POST" else { return .methodNotAllowed }
+        guard body.count <= Self.maximumBodyBytes else { return answerBodyTooLarge() }
+        let started = ContinuousClock.now
+        let answer: VerificationAnswer
+        if replayStore == nil {
+            let request = VerificationRequestBody(body, maximumItems: Self.maximumBatchCount)
+            let verifications = (items(of: request) ?? []).map { item -> MediaTokenVerification? in
+                switch check(item) {
+                case .decided(let verification)?: verification
+                case .awaitingReplayCheck?: Self.storeNeeded
+                case nil: nil
+                }
+            }
+            answer = respond(to: request, verifications)
+        } else {
+            metrics.count(MediaTokenVerification.Result.replayCheckFailed.rawValue)
+            answer = VerificationAnswer(
+                status: 503, contentType: "application/json",
+                body: MediaTokenVerificationReport(Self.storeNeeded).jsonText, result: MediaTokenVerification.Result.replayCheckFailed.rawValue)
+        }
+        metrics.recordLatency(ContinuousClock.now - started)
+        return answer
+    }
+
+    /// Answers one request, waiting for the replay store when it is asynchronous (one round trip per request, a batch
+    /// included). Otherwise as the synchronous overload.
+    public func answer(method: String, path: some StringProtocol, body: [UInt8]) async -> VerificationAnswer {
+        guard let replayStore, path == "/verify", method == "POST" else {
+            return body.withUnsafeBytes { self.answer(method: method, path: path, body: $0) }
+        }
+        guard body.count <= Self.maximumBodyBytes else { return answerBodyTooLarge() }
+        let started = ContinuousClock.now
+        let request = body.withUnsafeBytes { VerificationRequestBody($0, maximumItems: Self.maximumBatchCount) }
+        // Every check but one-time use now, while the body is borrowed; then one call to the store.
+        var pending: [PendingMediaTokenVerification?] = []
+        let shape = items(of: request)
+        for item in shape ?? [] { pending.append(check(item)) }
+        var checks: [(index: Int, check: PendingMediaTokenVerification.ReplayCheck, key: TokenReplayKey)] = []
+        var finished: [Int: MediaTokenVerification] = [:]
+        for (index, entry) in pending.enumerated() {
+            guard case .awaitingReplayCheck(let check)? = entry else { continue }
+            if let key = check.key {
+                checks.append((index, check, key))
+            } else {
+                finished[index] = check.complete(with: .unavailable(reason: "the token's replay key cannot be computed"))
+            }
+        }
+        if !checks.isEmpty {
+            let decisions: [ReplayDecision]
+            if checks.count == 1, let only = checks.first {
+                decisions = [await replayStore.recordFirstUse(of: only.key, expiresAt: only.check.expiresAt, now: only.check.now)]
+            } else {
+                decisions = await replayStore.recordFirstUses(
+                    of: checks.map { ($0.key, $0.check.expiresAt) }, now: checks.map(\.check.now).max() ?? 0)
+            }
+            for (entry, decision) in zip(checks, decisions) { finished[entry.index] = entry.check.complete(with: decision) }
+        }
+        let verifications = pending.indices.map { index -> MediaTokenVerification? in
+            switch pending[index] {
+            case .decided(let verification)?: verification
+            case .awaitingReplayCheck?: finished[index] ?? Self.storeNeeded
+            case nil: nil
+            }
+        }
+        let answer = respond(to: request, verifications)
+        metrics.recordLatency(ContinuousClock.now - started)
+        return answer
+    }
+
+    /// The answer to a `POST /verify` whose body was over ``maximumBodyBytes`` (a transport that stops reading it),
+    /// counted in ``metrics``.
+    public func answerBodyTooLarge() -> VerificationAnswer {
+        metrics.count(nil)
+        metrics.recordLatency(.zero)
+        return .tooLarge
+    }
+
+    // MARK: Verification
+
+    static let storeNeeded = MediaTokenVerification.failedReplayCheck(
+        "this service keeps one-time use in an asynchronous store: answer with the async answer(method:path:body:)")
+
+    /// The items of a body, or nil when it is not a request.
+    private func items(of request: VerificationRequestBody) -> [VerificationRequestBody.Item]? {
+        switch request {
+        case .single(let item): [item]
+        case .array(let items), .lines(let items): items
+        case .refused: nil
+        }
+    }
+
+    /// Every check of one item but the asynchronous store's (the in-process guard, when there is one, included).
+    private func check(_ item: VerificationRequestBody.Item) -> PendingMediaTokenVerification? {
+        guard case .request(let token, let requestor, let resource) = item, let verifier = verifiers[requestor] else { return nil }
+        if replayStore == nil { return .decided(verifier.verify(token, resourceID: resource)) }
+        return verifier.verifyAwaitingReplayCheck(token, resourceID: resource)
+    }
+
+    /// The answer to a body, given the verification of each of its items (nil for an item that is not a request).
+    private func respond(to request: VerificationRequestBody, _ verifications: [MediaTokenVerification?]) -> VerificationAnswer {
+        guard let items = items(of: request) else {
+            metrics.count(nil)
+            if case .refused(let reason) = request { return .badRequest(Self.errorJSON("malformedRequest", reason)) }
+            return .badRequest(Self.errorJSON("malformedRequest", VerificationRequestBody.shape))
+        }
+        var texts: [String] = []
+        texts.reserveCapacity(items.count)
+        var status = 200
+        var result: String?
+        for (index, item) in items.enumerated() {
+            guard let verification = verifications[index] else {
+                metrics.count(nil)
+                if case .malformed(let reason) = item {
+                    texts.append(Self.errorJSON("malformedRequest", reason))
+                } else {
+                    texts.append(Self.errorJSON("unknownRequestor", "this service does not verify for that requestor"))
+                }
+                status = 400
+                continue
+            }
+            metrics.count(verification.result.rawValue)
+            if verification.result == .replayCheckFailed { status = 503 } else if status != 503 { status = 200 }
+            result = verification.result.rawValue
+            texts.append(MediaTokenVerificationReport(verification).jsonText)
+        }
+        switch request {
+        case .single:
+            return VerificationAnswer(status: status, contentType: "application/json", body: texts[0], result: result)
+        case .lines:
+            return VerificationAnswer(
+                status: 200, contentType: "application/x-ndjson", body: texts.joined(separator: "\n") + "\n", result: nil)
+        default:
+            return VerificationAnswer(
+                status: 200, contentType: "application/json", body: "[" + texts.joined(separator: ",") + "]", result: nil)
+        }
+    }
+
+    /// `GET|HEAD /health`, `GET|HEAD /metrics`, else 404 or 405.
+    private func other(method: String, path: some StringProtocol) -> VerificationAnswer {
         switch path {
-        case "/verify":
-            guard method == "POST" else { return .methodNotAllowed }
-            let started = ContinuousClock.now
-            let answer = verify(body: body)
-            metrics.record(result: answer.result ?? "BAD_REQUEST", elapsed: ContinuousClock.now - started)
-            return answer
         case "/health":
             guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
             return VerificationAnswer(status: 200, contentType: "text/plain; charset=utf-8", body: "ok", result: nil)
@@ -61,38 +238,11 @@ public struct VerificationService: Sendable {
             return VerificationAnswer(status: 200, contentType: "text/plain; version=0.0.4", body: metrics.prometheusText(), result: nil)
         default:
             return VerificationAnswer(
-                status: 404, contentType: "application/json", body: #"{"error":"notFound","reason":"no such endpoint"}"#, result: nil)
+                status: 404, contentType: "application/json", body: Self.errorJSON("notFound", "no such endpoint"), result: nil)
         }
     }
 
-    /// The answer to a `POST /verify` whose body was over ``maximumBodyBytes`` (a transport that stops reading it),
-    /// counted in ``metrics``.
-    public func answerBodyTooLarge() -> VerificationAnswer {
-        metrics.record(result: "BAD_REQUEST", elapsed: .zero)
-        return .tooLarge
-    }
-
-    /// `POST /verify` on a collected body: strict JSON (TVEJSON) in, the report's JSON out. Not counted in ``metrics``.
-    func verify(body: UnsafeRawBufferPointer) -> VerificationAnswer {
-        guard body.count <= Self.maximumBodyBytes else { return .tooLarge }
-        guard case .object(let fields)? = try? JSONValue.parse(body),
-            case .string(let token)? = fields["token"], case .string(let requestor)? = fields["requestor"]
-        else {
-            return .badRequest(
-                #"{"error":"malformedRequest","reason":"the body must be JSON {\"token\", \"requestor\", \"resource\"?}"}"#)
-        }
-        let resource: String?
-        switch fields["resource"] {
-        case nil, .null?: resource = nil
-        case .string(let value)?: resource = value
-        default: return .badRequest(#"{"error":"malformedRequest","reason":"resource must be a string"}"#)
-        }
-        guard let verifier = verifiers[requestor] else {
-            return .badRequest(#"{"error":"unknownRequestor","reason":"this service does not verify for that requestor"}"#)
-        }
-        let verification = verifier.verify(token, resourceID: resource)
-        return VerificationAnswer(
-            status: 200, contentType: "application/json", body: MediaTokenVerificationReport(verification).jsonText,
-            result: verification.result.rawValue)
+    static func errorJSON(_ error: String, _ reason: String) -> String {
+        JSONValue.object(["error": .string(error), "reason": .string(reason)]).jsonText
     }
 }

@@ -40,39 +40,61 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
         case .end:
             guard let head else { return }
             self.head = nil
-            let answer: VerificationAnswer
             let method = head.method.rawValue
             let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            if tooLarge {
-                answer = service.answerBodyTooLarge()
-            } else if let body {
-                answer = body.withUnsafeReadableBytes { service.answer(method: method, path: path, body: $0) }
-            } else {
-                answer = service.answer(method: method, path: path, body: UnsafeRawBufferPointer(start: nil, count: 0))
-            }
+            let body = self.body
             self.body = nil
             let keepAlive = head.isKeepAlive && !tooLarge
-            var headers = HTTPHeaders()
-            headers.reserveCapacity(4)
-            headers.add(name: "Content-Type", value: answer.contentType)
-            headers.add(name: "Content-Length", value: String(answer.body.utf8.count))
-            if !keepAlive { headers.add(name: "Connection", value: "close") }
-            let responseHead = HTTPResponseHead(
-                version: head.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
-            context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
-            if head.method != .HEAD {
-                var buffer = context.channel.allocator.buffer(capacity: answer.body.utf8.count)
-                buffer.writeString(answer.body)
-                context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            if tooLarge {
+                respond(context: context, head: head, keepAlive: keepAlive, answer: service.answerBodyTooLarge(), started: started)
+            } else if service.answersSynchronously || path != "/verify" {
+                // In-process one-time use: answer on the event loop, no hop.
+                let answer =
+                    body?.withUnsafeReadableBytes { service.answer(method: method, path: path, body: $0) }
+                    ?? service.answer(method: method, path: path, body: UnsafeRawBufferPointer(start: nil, count: 0))
+                respond(context: context, head: head, keepAlive: keepAlive, answer: answer, started: started)
+            } else {
+                // A replay store on the network: wait for it off the event loop, answer back on it. NIO's HTTP pipeline
+                // holds the connection's next request until this response ends.
+                let service = self.service
+                let loop = context.eventLoop
+                let bound = NIOLoopBound((self, context), eventLoop: loop)
+                let started = self.started
+                let pathText = String(path)
+                Task {
+                    let final = await service.answer(method: method, path: pathText, body: body.map { Array($0.readableBytesView) } ?? [])
+                    loop.execute {
+                        let (handler, context) = bound.value
+                        handler.respond(context: context, head: head, keepAlive: keepAlive, answer: final, started: started)
+                    }
+                }
             }
-            let done = context.eventLoop.makePromise(of: Void.self)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
-            if !keepAlive {
-                let channel = context.channel
-                done.futureResult.whenComplete { _ in channel.close(promise: nil) }
-            }
-            log?.record(
-                method: method, path: String(path), status: answer.status, microseconds: RequestLog.microseconds(since: started))
         }
+    }
+
+    /// Writes one answer and, without keep-alive, closes the connection once it is out.
+    private func respond(
+        context: ChannelHandlerContext, head: HTTPRequestHead, keepAlive: Bool, answer: VerificationAnswer, started: ContinuousClock.Instant
+    ) {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(4)
+        headers.add(name: "Content-Type", value: answer.contentType)
+        headers.add(name: "Content-Length", value: String(answer.body.utf8.count))
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+        context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
+        if head.method != .HEAD {
+            var buffer = context.channel.allocator.buffer(capacity: answer.body.utf8.count)
+            buffer.writeString(answer.body)
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        }
+        let done = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
+        if !keepAlive {
+            let channel = context.channel
+            done.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        }
+        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        log?.record(method: head.method.rawValue, path: String(path), status: answer.status, microseconds: RequestLog.microseconds(since: started))
     }
 }

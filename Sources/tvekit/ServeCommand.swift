@@ -9,6 +9,7 @@ import TVESandbox
 import TVEServiceProvider
 import TVETokens
 import TVEVerification
+import TVEPostgresReplayGuard
 import TVEVerificationServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -23,7 +24,11 @@ struct ServeCommand: AsyncParsableCommand {
             POST /o/client/register), media-token-public.pem (verify media tokens), metadata-private.pem (decrypt user
             metadata) and requestor-private.pem (sign requestor IDs). Sandbox logins: viewer / sandbox-password
             (SandboxCable), sso-viewer / sandbox-password (SandboxSSO).
-            With --verifier-only: the verification web service for the given requestors and certificates, one-time use on.
+            With --verifier-only: the verification web service for the given requestors and certificates, one-time use on:
+            in memory (one process), or with --replay-store postgres://user@host:port/db shared by every instance on that
+            database (a fleet; the password from --replay-store-password-env, PGPASSWORD by default, or
+            --replay-store-password-file, never in the URL). When the database cannot answer, verifications fail closed
+            with REPLAY_CHECK_FAILED (HTTP 503).
             Both log one line per request (no bodies) and stop cleanly on SIGINT or SIGTERM.
             """
     )
@@ -51,6 +56,22 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Where to write the app side's keys and software statement (a new private directory by default).")
     var keysOut: String?
 
+    @Option(
+        name: .customLong("replay-store"),
+        help: "Where one-time use is kept (--verifier-only): memory (default) or postgres://user@host[:port]/database.")
+    var replayStore = "memory"
+
+    @Option(
+        name: .customLong("replay-store-password-env"),
+        help: "The environment variable holding the database password (PGPASSWORD by default).")
+    var replayStorePasswordEnvironment = "PGPASSWORD"
+
+    @Option(name: .customLong("replay-store-password-file"), help: "A file holding the database password (instead of the variable).")
+    var replayStorePasswordFile: String?
+
+    @Option(name: .customLong("replay-store-timeout-ms"), help: "The longest a replay-store call may take, in ms (1 to 60000).")
+    var replayStoreTimeout = 250
+
     @Option(name: .long, help: "Event-loop threads of the verification service (--verifier-only); one per core by default.")
     var threads: Int?
 
@@ -66,6 +87,8 @@ struct ServeCommand: AsyncParsableCommand {
             if requestor.isEmpty { throw ValidationError("give at least one --requestor") }
         }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
+        if replayStore != "memory" && !verifierOnly { throw ValidationError("--replay-store needs --verifier-only") }
+        if !(1...60_000).contains(replayStoreTimeout) { throw ValidationError("--replay-store-timeout-ms must be between 1 and 60000") }
         if !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         if !(0...86_400).contains(skew) { throw ValidationError("--skew must be between 0 and 86400") }
     }
@@ -77,23 +100,54 @@ struct ServeCommand: AsyncParsableCommand {
             flusher.cancel()
             log.flush()
         }
-        let server: any Service
+        var services: [any Service] = []
         if verifierOnly {
             let keys = try Input.trustedKeys(certificates, allowing1024BitKeys: allow1024BitKeys)
-            let service = try VerificationService(
-                trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew), allowing1024BitKeys: allow1024BitKeys)
+            let metrics = VerificationMetrics()
+            let service: VerificationService
+            if replayStore == "memory" {
+                service = try VerificationService(
+                    trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew), allowing1024BitKeys: allow1024BitKeys,
+                    metrics: metrics)
+            } else {
+                let store = try postgresReplayGuard(metrics: metrics)
+                services.append(store)
+                service = try VerificationService(
+                    trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew), replayStore: store,
+                    allowing1024BitKeys: allow1024BitKeys, metrics: metrics)
+                Output.progress("one-time use kept in \(store.configuration.redactedURL), table \(store.configuration.table)")
+            }
             let host = self.host
-            server = VerificationHTTPServer(
-                service: service, host: host, port: port, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, log: log,
-                onBound: { Output.progress("verification service listening on http://\(host):\($0)") })
+            services.append(
+                VerificationHTTPServer(
+                    service: service, host: host, port: port, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, log: log,
+                    onBound: { Output.progress("verification service listening on http://\(host):\($0)") }))
         } else {
-            server = try serviceProvider(log: log)
+            services.append(try serviceProvider(log: log))
         }
         // SIGTERM and SIGINT stop the server gracefully: the listener closes, open requests finish.
         var logger = Logger(label: "tvekit.serve")
         logger.logLevel = .error
-        let group = ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// The PostgreSQL replay store of --replay-store, its password read from the variable or the file.
+    private func postgresReplayGuard(metrics: VerificationMetrics) throws -> PostgresReplayGuard {
+        var password: String?
+        if let replayStorePasswordFile {
+            let text = String(decoding: try Input.read(replayStorePasswordFile, what: "password"), as: UTF8.self)
+            password = text.trimmingCharacters(in: .newlines)
+        } else {
+            password = ProcessInfo.processInfo.environment[replayStorePasswordEnvironment]
+        }
+        do {
+            var configuration = try PostgresReplayGuard.Configuration(url: replayStore, password: password)
+            configuration.timeout = .milliseconds(replayStoreTimeout)
+            return try PostgresReplayGuard(configuration: configuration, metricsFactory: metrics.factory)
+        } catch {
+            throw CLIError(.invalidArgument, "--replay-store: \(error.reason)")
+        }
     }
 
     /// The local service provider with fresh sandbox keys (the app side's material written out), plus the verification

@@ -1,0 +1,101 @@
+import Foundation
+
+extension PostgresReplayGuard {
+    /// Where the store is and how it behaves.
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        public var username: String
+        /// Never logged; pass it from an environment variable or a file.
+        public var password: String?
+        public var database: String
+        /// The table of replay keys, created when missing (a plain identifier: letters, digits, `_`).
+        public var table: String
+        /// TLS: `disable`, `prefer` (the default: TLS when the server offers it) or `require`.
+        public var tls: TLSMode
+        /// The longest one store call may take, queueing for a connection included; the server also stops a statement
+        /// (and a lock wait) after it. A call past it answers "unavailable" and the verification fails closed.
+        public var timeout: Duration
+        /// The connection pool's size.
+        public var maximumConnections: Int
+        /// How often expired keys are pruned, and how many rows one prune statement deletes at most.
+        public var pruneInterval: Duration
+        public var pruneBatchSize: Int
+        /// The most prune statements per round (so that a backlog is worked off over several rounds).
+        public var maximumPruneBatchesPerRound: Int
+
+        public enum TLSMode: String, Sendable, Hashable {
+            case disable, prefer, require
+        }
+
+        public init(
+            host: String, port: Int = 5432, username: String, password: String?, database: String, table: String = "tvekit_replay_keys",
+            tls: TLSMode = .prefer, timeout: Duration = .milliseconds(250), maximumConnections: Int = 16,
+            pruneInterval: Duration = .seconds(10), pruneBatchSize: Int = 10_000, maximumPruneBatchesPerRound: Int = 10
+        ) {
+            self.host = host
+            self.port = port
+            self.username = username
+            self.password = password
+            self.database = database
+            self.table = table
+            self.tls = tls
+            self.timeout = timeout
+            self.maximumConnections = maximumConnections
+            self.pruneInterval = pruneInterval
+            self.pruneBatchSize = pruneBatchSize
+            self.maximumPruneBatchesPerRound = maximumPruneBatchesPerRound
+        }
+
+        /// Reads `postgres://user@host[:port]/database[?sslmode=disable|prefer|require]` (or `postgresql://`).
+        /// - Parameter password: from an environment variable or a file; a password in the URL is refused.
+        /// - Throws: ``ReplayStoreError`` `.invalidURL` or `.passwordInURL`.
+        public init(url text: String, password: String?) throws(ReplayStoreError) {
+            guard text.utf8.count <= 2048, let components = URLComponents(string: text),
+                components.scheme == "postgres" || components.scheme == "postgresql"
+            else {
+                throw ReplayStoreError(.invalidURL, "the replay store must be postgres://user@host[:port]/database")
+            }
+            guard components.password == nil else {
+                throw ReplayStoreError(
+                    .passwordInURL, "the URL holds a password: give it in an environment variable or a file instead")
+            }
+            guard let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty else {
+                throw ReplayStoreError(.invalidURL, "the URL needs a user and a host: postgres://user@host[:port]/database")
+            }
+            let database = String(components.path.drop(while: { $0 == "/" }))
+            guard !database.isEmpty, !database.contains("/") else {
+                throw ReplayStoreError(.invalidURL, "the URL needs a database name: postgres://user@host[:port]/database")
+            }
+            var tls = TLSMode.prefer
+            for item in components.queryItems ?? [] {
+                guard item.name == "sslmode", let value = item.value.flatMap(TLSMode.init(rawValue:)) else {
+                    throw ReplayStoreError(.invalidURL, "the only URL option is sslmode=disable|prefer|require")
+                }
+                tls = value
+            }
+            self.init(
+                host: host, port: components.port ?? 5432, username: user.removingPercentEncoding ?? user, password: password,
+                database: database.removingPercentEncoding ?? database, tls: tls)
+        }
+
+        /// The URL without a password (for logs).
+        public var redactedURL: String { "postgres://\(username)@\(host):\(port)/\(database)" }
+
+        func validate() throws(ReplayStoreError) {
+            guard table.utf8.count <= 63, let first = table.unicodeScalars.first, first == "_" || ("a"..."z").contains(first),
+                table.unicodeScalars.allSatisfy({ $0 == "_" || ("a"..."z").contains($0) || ("0"..."9").contains($0) })
+            else {
+                throw ReplayStoreError(.invalidTableName, "the table name must be a lower-case SQL identifier of at most 63 characters")
+            }
+            guard timeout >= .milliseconds(1), timeout <= .seconds(60) else {
+                throw ReplayStoreError(.invalidLimit, "the timeout must be 1 ms to 60 s")
+            }
+            guard (1...1000).contains(maximumConnections), (1...1_000_000).contains(pruneBatchSize),
+                (1...1000).contains(maximumPruneBatchesPerRound), pruneInterval >= .milliseconds(10)
+            else {
+                throw ReplayStoreError(.invalidLimit, "the pool size, the prune batch and the prune interval are out of range")
+            }
+        }
+    }
+}

@@ -1,0 +1,272 @@
+import Foundation
+import Logging
+import Metrics
+import NIOCore
+import PostgresNIO
+import ServiceLifecycle
+import TVECrypto
+import TVETokens
+
+/// One-time use for a fleet of verifiers, kept in PostgreSQL: an ``AsyncTokenReplayGuard`` every verifier of the fleet
+/// shares through one database.
+///
+/// - A key is the SHA-256 of a token's signed bytes (``TokenReplayKey``), stored as `bytea` with the time its record
+///   may be forgotten (the token's end of validity, skew included). First use is decided by one statement,
+///   `INSERT … ON CONFLICT (key) DO UPDATE … WHERE expired RETURNING`, which PostgreSQL makes atomic across every
+///   connection: of concurrent first uses exactly one returns a row. A batch is one statement over `unnest` arrays.
+/// - Expired keys are deleted in bounded batches (`FOR UPDATE SKIP LOCKED`, so that several instances prune without
+///   waiting on each other) every ``Configuration/pruneInterval``; the table holds about one token lifetime of keys.
+/// - The schema is created when missing (also if it is dropped while running).
+/// - Every call is bounded by ``Configuration/timeout``: client side (the wait for a connection included) and server
+///   side (`statement_timeout`, `lock_timeout`). When the database cannot answer in time the decision is
+///   ``ReplayDecision/unavailable(reason:)`` and the verification fails closed (`REPLAY_CHECK_FAILED`).
+/// - postgres-nio's pool reconnects with back-off; the guard needs no restart after the database comes back.
+///
+/// It is a ServiceLifecycle `Service`: run it (in a `ServiceGroup`, next to the server) for as long as it is used.
+public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
+    public let configuration: Configuration
+    private let client: PostgresClient
+    private let clock: any MediaTokenClock
+    private let logger: Logger
+    private let insertSQL: String
+    private let batchInsertSQL: String
+    private let pruneSQL: String
+    private let schemaSQL: [String]
+    private let metrics: StoreMetrics
+
+    /// - Parameters:
+    ///   - clock: the time pruning compares expiries with.
+    ///   - metricsFactory: where the store's metrics go (`tvekit_replay_store_seconds`, `…_errors_total`,
+    ///     `…_in_flight`, `…_pruned_total`); the global `MetricsSystem` by default.
+    /// - Throws: ``ReplayStoreError`` when the configuration is out of range.
+    public init(
+        configuration: Configuration, clock: any MediaTokenClock = SystemMediaTokenClock(),
+        metricsFactory: (any MetricsFactory)? = nil, logger: Logger = Logger(label: "tvekit.replay-store")
+    ) throws(ReplayStoreError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        var postgres = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password,
+            database: configuration.database, tls: Self.tls(configuration.tls))
+        let milliseconds = Self.milliseconds(configuration.timeout)
+        postgres.options.additionalStartupParameters = [
+            ("statement_timeout", "\(milliseconds)"), ("lock_timeout", "\(milliseconds)"), ("application_name", "tvekit-replay-guard"),
+        ]
+        postgres.options.maximumConnections = configuration.maximumConnections
+        postgres.options.connectTimeout = max(configuration.timeout, .seconds(2))
+        var quiet = logger
+        quiet.logLevel = .critical
+        client = PostgresClient(configuration: postgres, backgroundLogger: quiet)
+        let table = configuration.table
+        insertSQL = """
+            INSERT INTO \(table) (key, expires_at) VALUES ($1, $2)
+            ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(table).expires_at <= $3
+            RETURNING 1
+            """
+        batchInsertSQL = """
+            INSERT INTO \(table) (key, expires_at) SELECT * FROM unnest($1::bytea[], $2::int8[])
+            ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(table).expires_at <= $3
+            RETURNING key
+            """
+        pruneSQL = """
+            WITH deleted AS (DELETE FROM \(table) WHERE key IN
+            (SELECT key FROM \(table) WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING 1)
+            SELECT count(*)::int8 FROM deleted
+            """
+        schemaSQL = [
+            "CREATE TABLE IF NOT EXISTS \(table) (key bytea PRIMARY KEY, expires_at bigint NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS \(table)_expires_at ON \(table) (expires_at)",
+        ]
+        metrics = StoreMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+    }
+
+    /// Runs the connection pool and the pruning until cancelled or a graceful shutdown.
+    public func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.client.run() }
+            group.addTask {
+                await cancelWhenGracefulShutdown {
+                    await self.pruneForever()
+                }
+            }
+        }
+    }
+
+    // MARK: AsyncTokenReplayGuard
+
+    public func recordFirstUse(of key: TokenReplayKey, expiresAt: Int64, now: Int64) async -> ReplayDecision {
+        await measured {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(ByteBuffer(bytes: key.bytes))
+            bindings.append(expiresAt)
+            bindings.append(now)
+            let rows = try await self.query(PostgresQuery(unsafeSQL: self.insertSQL, binds: bindings))
+            return [rows.isEmpty ? .replayed : .firstUse]
+        }[0]
+    }
+
+    public func recordFirstUses(of keys: [(key: TokenReplayKey, expiresAt: Int64)], now: Int64) async -> [ReplayDecision] {
+        guard !keys.isEmpty else { return [] }
+        // A key twice in one statement cannot be upserted twice: send each once, and only its first occurrence can be
+        // a first use.
+        var firstIndexes: [TokenReplayKey: Int] = [:]
+        var uniqueKeys: [(key: TokenReplayKey, expiresAt: Int64)] = []
+        for (index, entry) in keys.enumerated() where firstIndexes[entry.key] == nil {
+            firstIndexes[entry.key] = index
+            uniqueKeys.append(entry)
+        }
+        let firstIndex = firstIndexes
+        let unique = uniqueKeys
+        let outcome = await measured { () async throws -> [ReplayDecision] in
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(unique.map { ByteBuffer(bytes: $0.key.bytes) })
+            bindings.append(unique.map(\.expiresAt))
+            bindings.append(now)
+            let rows = try await self.query(PostgresQuery(unsafeSQL: self.batchInsertSQL, binds: bindings))
+            var inserted = Set<[UInt8]>()
+            for row in rows {
+                var buffer = try row.decode(ByteBuffer.self)
+                inserted.insert(buffer.readBytes(length: buffer.readableBytes) ?? [])
+            }
+            return keys.enumerated().map { index, entry in
+                firstIndex[entry.key] == index && inserted.contains(entry.key.bytes) ? .firstUse : .replayed
+            }
+        }
+        if outcome.count == keys.count { return outcome }
+        return Array(repeating: outcome.first ?? .unavailable(reason: "no answer"), count: keys.count)
+    }
+
+    // MARK: Pruning
+
+    /// Deletes expired keys (expiry at or before `now`): at most ``Configuration/maximumPruneBatchesPerRound``
+    /// statements of ``Configuration/pruneBatchSize`` rows. Returns how many rows went.
+    /// - Throws: ``ReplayStoreError`` `.unavailable` when the database does not answer.
+    @discardableResult
+    public func prune(now: Int64? = nil) async throws(ReplayStoreError) -> Int {
+        let now = now ?? clock.nowMilliseconds
+        var total = 0
+        for _ in 0..<configuration.maximumPruneBatchesPerRound {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(now)
+            bindings.append(configuration.pruneBatchSize)
+            let deleted: Int
+            do {
+                let rows = try await query(PostgresQuery(unsafeSQL: pruneSQL, binds: bindings))
+                deleted = Int(try rows.first?.decode(Int64.self) ?? 0)
+            } catch {
+                throw ReplayStoreError(.unavailable, "pruning failed: \(Self.describe(error))")
+            }
+            total += deleted
+            if deleted < configuration.pruneBatchSize { break }
+        }
+        metrics.pruned.increment(by: total)
+        return total
+    }
+
+    /// The number of keys in the table (expired ones not yet pruned included).
+    /// - Throws: ``ReplayStoreError`` `.unavailable` when the database does not answer.
+    public func count() async throws(ReplayStoreError) -> Int {
+        do {
+            let rows = try await query(PostgresQuery(unsafeSQL: "SELECT count(*)::int8 FROM \(configuration.table)"))
+            return Int(try rows.first?.decode(Int64.self) ?? 0)
+        } catch let error as ReplayStoreError {
+            throw error
+        } catch {
+            throw ReplayStoreError(.unavailable, Self.describe(error))
+        }
+    }
+
+    private func pruneForever() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: configuration.pruneInterval)
+            guard !Task.isCancelled else { return }
+            do {
+                try await prune()
+            } catch {
+                logger.warning("replay-store pruning failed", metadata: ["reason": "\(error.reason)"])
+            }
+        }
+    }
+
+    // MARK: Statements
+
+    /// Runs a statement within the deadline and collects its rows; creates the schema and retries once when the table
+    /// is missing.
+    private func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        do {
+            return try await withDeadline { try await self.client.query(query).collect() }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {
+            try await createSchema()
+            return try await withDeadline { try await self.client.query(query).collect() }
+        }
+    }
+
+    /// Creates the table and its index when missing.
+    public func createSchema() async throws {
+        for statement in schemaSQL {
+            do {
+                try await withDeadline { _ = try await self.client.query(PostgresQuery(unsafeSQL: statement)).collect() }
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" || error.serverInfo?[.sqlState] == "42P07" {
+                continue  // another instance created it at the same moment
+            }
+        }
+    }
+
+    /// Times a store call and turns any failure into `.unavailable` (fail closed), counted.
+    private func measured(_ body: @Sendable () async throws -> [ReplayDecision]) async -> [ReplayDecision] {
+        let started = ContinuousClock.now
+        metrics.inFlight.increment()
+        defer {
+            metrics.inFlight.decrement()
+            metrics.latency.record(duration: ContinuousClock.now - started)
+        }
+        do {
+            return try await body()
+        } catch is DeadlineExceeded {
+            metrics.timeouts.increment()
+            return [.unavailable(reason: "the database did not answer within \(Self.milliseconds(configuration.timeout)) ms")]
+        } catch {
+            metrics.errors.increment()
+            return [.unavailable(reason: "the database cannot be reached or refused the statement (\(Self.describe(error)))")]
+        }
+    }
+
+    struct DeadlineExceeded: Error {}
+
+    /// Runs `body`, or throws ``DeadlineExceeded`` after the timeout (the body is cancelled).
+    private func withDeadline<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: self.configuration.timeout)
+                throw DeadlineExceeded()
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw DeadlineExceeded() }
+            return first
+        }
+    }
+
+    /// A short description of a database error: its SQLSTATE when the server sent one, never a bound value.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let state = error.serverInfo?[.sqlState] { return "SQLSTATE \(state)" }
+            return "\(error.code)"
+        }
+        return String(describing: type(of: error))
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    static func tls(_ mode: Configuration.TLSMode) -> PostgresClient.Configuration.TLS {
+        switch mode {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+    }
+}

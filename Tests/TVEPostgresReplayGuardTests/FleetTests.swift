@@ -1,0 +1,141 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import TVECrypto
+import TVEPostgresReplayGuard
+import TVETestSupport
+import TVETokens
+import Testing
+
+/// The fleet on a real PostgreSQL (the project's throw-away cluster). Serialized: one test stops the database.
+@Suite("A verification fleet on PostgreSQL", .serialized)
+struct FleetTests {
+    @Test("two servers on one database: the same token sent 100 times at once across both is valid exactly once")
+    func twoServersOneDatabaseAcceptATokenOnce() async throws {
+        let configuration = try PostgresCluster.configuration()
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let (storeA, serverA) = try fleetMember(configuration, ports: continuation)
+        let (storeB, serverB) = try fleetMember(configuration, ports: continuation)
+        let token = try freshTokens(1)[0]
+        let results = try await withServices([storeA, storeB, serverA, serverB]) { () async throws -> [String] in
+            var iterator = ports.makeAsyncIterator()
+            let a = try #require(await iterator.next())
+            let b = try #require(await iterator.next())
+            try await storeA.createSchema()
+            return try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<100 { group.addTask { try await verify(token, port: index % 2 == 0 ? a : b).result } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(results.filter { $0 == "VALID_TOKEN" }.count == 1)
+        #expect(results.filter { $0 == "TOKEN_REPLAYED" }.count == 99)
+    }
+
+    @Test("the database stopped under load: every answer fails closed, none is valid; after a restart the server recovers by itself")
+    func databaseOutageFailsClosedThenRecovers() async throws {
+        let configuration = try PostgresCluster.configuration(timeout: .milliseconds(300))
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let (store, server) = try fleetMember(configuration, ports: continuation)
+        let tokens = try freshTokens(80)
+        try await withServices([store, server]) {
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            func burst(_ slice: ArraySlice<String>) async throws -> [(Int, String)] {
+                try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                    for token in slice { group.addTask { try await verify(token, port: port) } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            let before = try await burst(tokens[0..<20])
+            #expect(before.allSatisfy { $0.1 == "VALID_TOKEN" })
+            try PostgresCluster.script("stop")
+            do {
+                let during = try await burst(tokens[20..<60])
+                #expect(during.allSatisfy { $0 == (503, "REPLAY_CHECK_FAILED") }, "\(during.filter { $0.1 != "REPLAY_CHECK_FAILED" })")
+                #expect(!during.contains { $0.1 == "VALID_TOKEN" })
+            } catch {
+                try PostgresCluster.script("start")
+                throw error
+            }
+            try PostgresCluster.script("start")
+            // The pool reconnects with back-off: the next tokens verify without restarting anything.
+            var recovered = false
+            for token in tokens[60..<70] where !recovered {
+                recovered = try await verify(token, port: port).result == "VALID_TOKEN"
+                if !recovered { try await Task.sleep(for: .seconds(1)) }
+            }
+            #expect(recovered)
+            let after = try await burst(tokens[70..<80])
+            #expect(after.allSatisfy { $0.1 == "VALID_TOKEN" })
+        }
+    }
+
+    @Test("expired keys are pruned in bounded batches: after a long run of unique tokens the table holds about one lifetime")
+    func pruningKeepsTheTableBounded() async throws {
+        var configuration = try PostgresCluster.configuration(timeout: .seconds(5))
+        configuration.pruneBatchSize = 400
+        configuration.maximumPruneBatchesPerRound = 5
+        let store = try PostgresReplayGuard(configuration: configuration)
+        try await withServices([store]) {
+            var now: Int64 = 1_767_225_600_000
+            var counts: [Int] = []
+            for round in 0..<20 {
+                let keys = try (0..<500).map { index in
+                    (key: try TokenReplayKey(signedBytes: Array("round \(round) token \(index)".utf8)), expiresAt: now + 60_000)
+                }
+                let decisions = await store.recordFirstUses(of: keys, now: now)
+                #expect(decisions.allSatisfy { $0 == .firstUse })
+                now += 30_000
+                try await store.prune(now: now)
+                counts.append(try await store.count())
+            }
+            // 10,000 keys went in; a key lives 60 s and a round is 30 s: at most three rounds' keys remain.
+            #expect(counts.allSatisfy { $0 <= 1500 }, "\(counts)")
+            #expect(try await store.prune(now: now + 120_000) > 0)
+            #expect(try await store.count() == 0)
+        }
+    }
+
+    @Test("a slow database (a held lock) hits the store's timeout and fails closed, not the client's patience")
+    func slowDatabaseHitsTheTimeout() async throws {
+        let configuration = try PostgresCluster.configuration(timeout: .milliseconds(200))
+        let store = try PostgresReplayGuard(configuration: configuration)
+        var lockerConfiguration = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username, password: nil,
+            database: configuration.database, tls: .disable)
+        lockerConfiguration.options.maximumConnections = 1
+        let locker = PostgresClient(configuration: lockerConfiguration, backgroundLogger: Logger(label: "test"))
+        try await withServices([store, locker]) {
+            try await store.createSchema()
+            let (locked, lockedContinuation) = AsyncStream.makeStream(of: Void.self)
+            let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+            let holder = Task {
+                try await locker.withConnection { connection in
+                    try await connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: Logger(label: "test"))
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: "LOCK TABLE \(configuration.table) IN ACCESS EXCLUSIVE MODE"), logger: Logger(label: "test"))
+                    lockedContinuation.yield()
+                    for await _ in release { break }
+                    try await connection.query(PostgresQuery(unsafeSQL: "COMMIT"), logger: Logger(label: "test"))
+                }
+            }
+            var iterator = locked.makeAsyncIterator()
+            _ = await iterator.next()
+            let key = try TokenReplayKey(signedBytes: Array("slow".utf8))
+            let started = ContinuousClock.now
+            let decision = await store.recordFirstUse(of: key, expiresAt: Int64.max / 2, now: 0)
+            let elapsed = ContinuousClock.now - started
+            releaseContinuation.finish()
+            try await holder.value
+            guard case .unavailable = decision else {
+                Issue.record("a locked table gave \(decision), not unavailable")
+                return
+            }
+            // The timeout is 200 ms (room is left for a suite that keeps both cores busy); a held lock alone would wait for ever.
+            #expect(elapsed < .seconds(10), "the timeout is 200 ms; the call took \(elapsed)")
+            // Once the lock is gone the key is recorded as a first use.
+            #expect(await store.recordFirstUse(of: key, expiresAt: Int64.max / 2, now: 0) == .firstUse)
+        }
+    }
+}

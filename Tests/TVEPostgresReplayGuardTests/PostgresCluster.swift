@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TVECrypto
+import TVEPostgresReplayGuard
+import TVETestSupport
+import TVETokens
+import TVEVerification
+import TVEVerificationServer
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The project's throw-away PostgreSQL cluster (scripts/postgres.sh): `make test` starts it and stops it after the
+/// suite; a test run on its own starts it (installing PostgreSQL from apt when missing). No cluster is a failure.
+enum PostgresCluster {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Runs `scripts/postgres.sh COMMAND` and returns its output.
+    @discardableResult
+    static func script(_ command: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [repository.appendingPathComponent("scripts/postgres.sh").path, command]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ClusterError(reason: "scripts/postgres.sh \(command) failed (exit \(process.terminationStatus)); see postgres.log in .postgres/ or the folder named in .postgres/cluster")
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    struct ClusterError: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { reason }
+    }
+
+    /// The cluster's URL: TVEKIT_POSTGRES_URL, else the project's cluster, started if needed.
+    static func url() throws -> String {
+        if let url = ProcessInfo.processInfo.environment["TVEKIT_POSTGRES_URL"], !url.isEmpty { return url }
+        return try script("start")
+    }
+
+    /// A configuration on a table of the test's own.
+    static func configuration(timeout: Duration = .milliseconds(500)) throws -> PostgresReplayGuard.Configuration {
+        var configuration = try PostgresReplayGuard.Configuration(url: try url(), password: nil)
+        configuration.tls = .disable
+        configuration.table = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        configuration.timeout = timeout
+        return configuration
+    }
+}
+
+/// Runs `services` in a ServiceGroup for the body, then shuts them down gracefully.
+func withServices<T: Sendable>(_ services: [any Service], _ body: () async throws -> T) async throws -> T {
+    let group = ServiceGroup(configuration: .init(services: services, logger: Logger(label: "test")))
+    let running = Task { try await group.run() }
+    do {
+        let result = try await body()
+        await group.triggerGracefulShutdown()
+        try await running.value
+        return result
+    } catch {
+        await group.triggerGracefulShutdown()
+        try? await running.value
+        throw error
+    }
+}
+
+/// A verification server on a PostgreSQL guard, on a free port; `ports` yields the port once it listens.
+func fleetMember(_ configuration: PostgresReplayGuard.Configuration, ports: AsyncStream<Int>.Continuation) throws -> (
+    PostgresReplayGuard, VerificationHTTPServer
+) {
+    let metrics = VerificationMetrics()
+    let store = try PostgresReplayGuard(configuration: configuration, metricsFactory: metrics.factory)
+    let service = try VerificationService(
+        trustedKeys: [Fixtures.leafKey.publicKey], requestorIDs: ["fleet"], replayStore: store, metrics: metrics)
+    return (store, VerificationHTTPServer(service: service, port: 0, threads: 1, onBound: { ports.yield($0) }))
+}
+
+/// Fresh tokens for the requestor `fleet`, valid now.
+func freshTokens(_ count: Int) throws -> [String] {
+    let issuer = MediaTokenIssuer(privateKey: Fixtures.leafKey)
+    return try (0..<count).map { _ in try issuer.issue(requestorID: "fleet", resourceID: "news", mvpdId: "M").serialized }
+}
+
+/// `POST /verify` one token; the status and the result code.
+func verify(_ token: String, port: Int) async throws -> (status: Int, result: String) {
+    var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/verify")))
+    request.httpMethod = "POST"
+    request.httpBody = try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "fleet"])
+    let (data, response) = try await URLSession.shared.data(for: request)
+    let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, json?["result"] as? String ?? "?")
+}

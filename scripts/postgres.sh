@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# A throw-away PostgreSQL cluster for TVEKit's fleet tests and for trying a fleet by hand: under .postgres/ (ignored by
+# git), listening on 127.0.0.1 only, on a free port chosen at creation. Installs PostgreSQL from apt when missing.
+#
+#   scripts/postgres.sh start    # create the cluster if needed, start it, print its URL (also in .postgres/url)
+#   scripts/postgres.sh stop     # stop it (the data stays for the next start, on the same port)
+#   scripts/postgres.sh url      # print the URL of a running cluster
+#   scripts/postgres.sh destroy  # stop it and delete .postgres/
+#
+# The cluster trusts loopback connections (a test cluster: no password). Its superuser and database are `tvekit`.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+DIR="${TVEKIT_POSTGRES_DIR:-$ROOT/.postgres}"
+# Where the cluster lives: .postgres/ itself, or (when the checkout is private to root, so that the postgres user cannot
+# reach it) a folder of its own under /tmp, recorded in .postgres/cluster.
+CLUSTER="$DIR"
+[ -f "$DIR/cluster" ] && CLUSTER="$(cat "$DIR/cluster")"
+DATA="$CLUSTER/data"
+SOCKETS="$CLUSTER/sockets"
+
+bin_dir() {
+    local dir
+    for dir in /usr/lib/postgresql/*/bin; do
+        [ -x "$dir/initdb" ] && { echo "$dir"; return 0; }
+    done
+    command -v initdb >/dev/null 2>&1 && { dirname "$(readlink -f "$(command -v initdb)")"; return 0; }
+    return 1
+}
+
+install_postgres() {
+    if ! BIN="$(bin_dir)"; then
+        echo "PostgreSQL is missing: installing it from apt" >&2
+        if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+        $SUDO apt-get update -qq >&2
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >&2
+        BIN="$(bin_dir)" || { echo "error: PostgreSQL did not install" >&2; exit 1; }
+    fi
+}
+
+# PostgreSQL refuses to run as root: as root, run its tools as the `postgres` user, which owns the cluster.
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+create() {
+    mkdir -p "$DIR"
+    [ -f "$DIR/port" ] || free_port > "$DIR/port"
+    if [ "$(id -u)" -eq 0 ]; then
+        getent passwd postgres >/dev/null || { echo "error: no postgres user (install the postgresql package)" >&2; exit 1; }
+        chown postgres "$DIR"
+        if ! runuser -u postgres -- test -x "$DIR"; then
+            CLUSTER="$(mktemp -d /tmp/tvekit-postgres-XXXXXXXX)"
+            chown postgres "$CLUSTER"
+            echo "$CLUSTER" > "$DIR/cluster"
+            DATA="$CLUSTER/data"
+            SOCKETS="$CLUSTER/sockets"
+        fi
+    fi
+    as_owner mkdir -p "$SOCKETS"
+    as_owner "$BIN/initdb" -D "$DATA" -U tvekit --auth=trust --encoding=UTF8 --no-locale >/dev/null
+    cat >> "$DATA/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $(cat "$DIR/port")
+unix_socket_directories = '$SOCKETS'
+max_connections = 200
+shared_buffers = 256MB
+logging_collector = off
+CONF
+}
+
+url() { echo "postgres://tvekit@127.0.0.1:$(cat "$DIR/port")/tvekit"; }
+
+running() { [ -f "$DATA/postmaster.pid" ] && as_owner "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; }
+
+start() {
+    # The server outlives this script: it must not inherit the caller's descriptors (a test's pipes and sockets).
+    local fd
+    for fd in $(ls /proc/$$/fd 2>/dev/null); do
+        if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
+    install_postgres
+    [ -f "$DATA/PG_VERSION" ] || create
+    if ! running; then
+        as_owner "$BIN/pg_ctl" -D "$DATA" -l "$CLUSTER/postgres.log" -w -t 30 start >/dev/null
+    fi
+    local port
+    port="$(cat "$DIR/port")"
+    if ! as_owner "$BIN/psql" -h 127.0.0.1 -p "$port" -U tvekit -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'tvekit'" | grep -q 1; then
+        as_owner "$BIN/createdb" -h 127.0.0.1 -p "$port" -U tvekit tvekit
+    fi
+    url > "$DIR/url"
+    url
+}
+
+stop() {
+    BIN="$(bin_dir)" || exit 0
+    [ -f "$DATA/PG_VERSION" ] || exit 0
+    if running; then as_owner "$BIN/pg_ctl" -D "$DATA" -m fast -w -t 30 stop >/dev/null; fi
+}
+
+case "${1:-}" in
+    start) start ;;
+    stop) stop ;;
+    url) BIN="$(bin_dir)" && running 2>/dev/null && url || { echo "error: no running cluster (scripts/postgres.sh start)" >&2; exit 1; } ;;
+    destroy) (stop) || true; [ "$CLUSTER" != "$DIR" ] && rm -rf "$CLUSTER"; rm -rf "$DIR" ;;
+    *) echo "usage: $0 start|stop|url|destroy" >&2; exit 2 ;;
+esac
