@@ -131,8 +131,11 @@ public struct MediaTokenVerifier: Sendable {
             return verification
         case .awaitingReplayCheck(let pending):
             guard let replayGuard else { return pending.complete(with: .firstUse) }
-            guard let key = pending.key else { return pending.complete(with: .unavailable(reason: "the token's replay key cannot be computed")) }
-            return pending.complete(with: replayGuard.recordFirstUse(of: key, expiresAt: pending.expiresAt, now: pending.now) ? .firstUse : .replayed)
+            guard let key = pending.key else {
+                return pending.complete(with: .unavailable(reason: "the token's replay key cannot be computed"))
+            }
+            return pending.complete(
+                with: replayGuard.recordFirstUse(of: key, expiresAt: pending.expiresAt, now: pending.now) ? .firstUse : .replayed)
         }
     }
 
@@ -185,7 +188,9 @@ extension MediaTokenVerifier {
         switch verifyAwaitingReplayCheck(token, resourceID: resourceID) {
         case .decided(let verification): return verification
         case .awaitingReplayCheck(let pending):
-            guard let key = pending.key else { return pending.complete(with: .unavailable(reason: "the token's replay key cannot be computed")) }
+            guard let key = pending.key else {
+                return pending.complete(with: .unavailable(reason: "the token's replay key cannot be computed"))
+            }
             return pending.complete(with: await replayGuard.recordFirstUse(of: key, expiresAt: pending.expiresAt, now: pending.now))
         }
     }

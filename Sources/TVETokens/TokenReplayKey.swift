@@ -20,7 +20,9 @@ public struct TokenReplayKey: Hashable, Sendable {
     public var bytes: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(32)
-        for word in [a, b, c, d] { for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) } }
+        for word in [a, b, c, d] {
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
         return bytes
     }
 }

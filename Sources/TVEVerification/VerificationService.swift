@@ -108,7 +108,8 @@ public struct VerificationService: Sendable {
             metrics.count(MediaTokenVerification.Result.replayCheckFailed.rawValue)
             answer = VerificationAnswer(
                 status: 503, contentType: "application/json",
-                body: MediaTokenVerificationReport(Self.storeNeeded).jsonText, result: MediaTokenVerification.Result.replayCheckFailed.rawValue)
+                body: MediaTokenVerificationReport(Self.storeNeeded).jsonText,
+                result: MediaTokenVerification.Result.replayCheckFailed.rawValue)
         }
         metrics.recordLatency(ContinuousClock.now - started)
         return answer

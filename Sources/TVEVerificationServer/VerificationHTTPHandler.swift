@@ -95,6 +95,7 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
             done.futureResult.whenComplete { _ in channel.close(promise: nil) }
         }
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        log?.record(method: head.method.rawValue, path: String(path), status: answer.status, microseconds: RequestLog.microseconds(since: started))
+        log?.record(
+            method: head.method.rawValue, path: String(path), status: answer.status, microseconds: RequestLog.microseconds(since: started))
     }
 }

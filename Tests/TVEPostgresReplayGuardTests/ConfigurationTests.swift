@@ -6,7 +6,8 @@ import Testing
 struct ConfigurationTests {
     @Test("a postgres URL is read; its redacted form has no password")
     func url() throws {
-        let configuration = try PostgresReplayGuard.Configuration(url: "postgres://fleet@db.internal:6432/tokens?sslmode=require", password: "s3cret")
+        let configuration = try PostgresReplayGuard.Configuration(
+            url: "postgres://fleet@db.internal:6432/tokens?sslmode=require", password: "s3cret")
         #expect(configuration.host == "db.internal" && configuration.port == 6432 && configuration.username == "fleet")
         #expect(configuration.database == "tokens" && configuration.tls == .require && configuration.password == "s3cret")
         #expect(configuration.redactedURL == "postgres://fleet@db.internal:6432/tokens")
@@ -20,7 +21,9 @@ struct ConfigurationTests {
         }
     }
 
-    @Test("malformed URLs and options are refused", arguments: ["mysql://u@h/d", "postgres://h/d", "postgres://u@h", "postgres://u@h/d?x=1", "postgres://u@h/d?sslmode=maybe"])
+    @Test(
+        "malformed URLs and options are refused",
+        arguments: ["mysql://u@h/d", "postgres://h/d", "postgres://u@h", "postgres://u@h/d?x=1", "postgres://u@h/d?sslmode=maybe"])
     func malformed(url: String) {
         #expect(throws: ReplayStoreError(.invalidURL, "")) { try PostgresReplayGuard.Configuration(url: url, password: nil) }
     }

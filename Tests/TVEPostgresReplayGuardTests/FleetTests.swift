@@ -114,7 +114,8 @@ struct FleetTests {
                 try await locker.withConnection { connection in
                     try await connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: Logger(label: "test"))
                     try await connection.query(
-                        PostgresQuery(unsafeSQL: "LOCK TABLE \(configuration.table) IN ACCESS EXCLUSIVE MODE"), logger: Logger(label: "test"))
+                        PostgresQuery(unsafeSQL: "LOCK TABLE \(configuration.table) IN ACCESS EXCLUSIVE MODE"),
+                        logger: Logger(label: "test"))
                     lockedContinuation.yield()
                     for await _ in release { break }
                     try await connection.query(PostgresQuery(unsafeSQL: "COMMIT"), logger: Logger(label: "test"))

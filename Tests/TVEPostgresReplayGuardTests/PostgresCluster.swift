@@ -31,7 +31,10 @@ enum PostgresCluster {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ClusterError(reason: "scripts/postgres.sh \(command) failed (exit \(process.terminationStatus)); see postgres.log in .postgres/ or the folder named in .postgres/cluster")
+            throw ClusterError(
+                reason:
+                    "scripts/postgres.sh \(command) failed (exit \(process.terminationStatus)); see postgres.log in .postgres/ or the folder named in .postgres/cluster"
+            )
         }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }

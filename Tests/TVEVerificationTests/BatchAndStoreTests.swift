@@ -54,8 +54,12 @@ struct BatchAndStoreTests {
             : try VerificationService(trustedKeys: [Fixtures.leafKey.publicKey], requestorIDs: ["r"], clock: Self.clock)
         let tokens = try Self.tokens(3)
         let body =
-            "[" + [Self.request(tokens[0]), Self.request(tokens[1]), Self.request(tokens[0]), #"{"token":1}"#, #"{"token":"x","requestor":"r"}"#,
-                Self.request(tokens[2])].joined(separator: ",") + "]"
+            "["
+            + [
+                Self.request(tokens[0]), Self.request(tokens[1]), Self.request(tokens[0]), #"{"token":1}"#,
+                #"{"token":"x","requestor":"r"}"#,
+                Self.request(tokens[2]),
+            ].joined(separator: ",") + "]"
         let answer = await service.answer(method: "POST", path: "/verify", body: Array(body.utf8))
         #expect(answer.status == 200 && answer.contentType == "application/json")
         #expect(
@@ -80,7 +84,9 @@ struct BatchAndStoreTests {
     @Test("rejectsOversizedBatch: more than the batch limit, or an empty batch, is a 400 before any verification")
     func rejectsOversizedBatch() async throws {
         let service = try VerificationService(trustedKeys: [Fixtures.leafKey.publicKey], requestorIDs: ["r"], clock: Self.clock)
-        let many = "[" + Array(repeating: #"{"token":"x","requestor":"r"}"#, count: VerificationService.maximumBatchCount + 1)
+        let many =
+            "["
+            + Array(repeating: #"{"token":"x","requestor":"r"}"#, count: VerificationService.maximumBatchCount + 1)
             .joined(separator: ",") + "]"
         #expect(await service.answer(method: "POST", path: "/verify", body: Array(many.utf8)).status == 400)
         #expect(await service.answer(method: "POST", path: "/verify", body: Array("[]".utf8)).status == 400)
