@@ -18,6 +18,9 @@ extension PostgresReplayGuard {
         public var timeout: Duration
         /// The connection pool's size.
         public var maximumConnections: Int
+        /// How many statements single-token checks keep in flight at once; checks that arrive meanwhile share the next
+        /// statement (one commit for the group). Batches are sent as they are.
+        public var maximumConcurrentStatements: Int
         /// How often expired keys are pruned, and how many rows one prune statement deletes at most.
         public var pruneInterval: Duration
         public var pruneBatchSize: Int
@@ -31,6 +34,7 @@ extension PostgresReplayGuard {
         public init(
             host: String, port: Int = 5432, username: String, password: String?, database: String, table: String = "tvekit_replay_keys",
             tls: TLSMode = .prefer, timeout: Duration = .milliseconds(250), maximumConnections: Int = 16,
+            maximumConcurrentStatements: Int = 4,
             pruneInterval: Duration = .seconds(10), pruneBatchSize: Int = 10_000, maximumPruneBatchesPerRound: Int = 10
         ) {
             self.host = host
@@ -42,6 +46,7 @@ extension PostgresReplayGuard {
             self.tls = tls
             self.timeout = timeout
             self.maximumConnections = maximumConnections
+            self.maximumConcurrentStatements = maximumConcurrentStatements
             self.pruneInterval = pruneInterval
             self.pruneBatchSize = pruneBatchSize
             self.maximumPruneBatchesPerRound = maximumPruneBatchesPerRound
@@ -91,7 +96,8 @@ extension PostgresReplayGuard {
             guard timeout >= .milliseconds(1), timeout <= .seconds(60) else {
                 throw ReplayStoreError(.invalidLimit, "the timeout must be 1 ms to 60 s")
             }
-            guard (1...1000).contains(maximumConnections), (1...1_000_000).contains(pruneBatchSize),
+            guard (1...1000).contains(maximumConnections), (1...maximumConnections).contains(maximumConcurrentStatements),
+                (1...1_000_000).contains(pruneBatchSize),
                 (1...1000).contains(maximumPruneBatchesPerRound), pruneInterval >= .milliseconds(10)
             else {
                 throw ReplayStoreError(.invalidLimit, "the pool size, the prune batch and the prune interval are out of range")

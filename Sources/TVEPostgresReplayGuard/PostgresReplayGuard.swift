@@ -33,6 +33,7 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     private let pruneSQL: String
     private let schemaSQL: [String]
     private let metrics: StoreMetrics
+    private let coalescer: WriteCoalescer
 
     /// - Parameters:
     ///   - clock: the time pruning compares expiries with.
@@ -80,6 +81,7 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
             "CREATE INDEX IF NOT EXISTS \(table)_expires_at ON \(table) (expires_at)",
         ]
         metrics = StoreMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        coalescer = WriteCoalescer(maximumInFlight: configuration.maximumConcurrentStatements, maximumBatch: 1024)
     }
 
     /// Runs the connection pool and the pruning until cancelled or a graceful shutdown.
@@ -96,7 +98,13 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
 
     // MARK: AsyncTokenReplayGuard
 
+    /// Concurrent calls share statements (see ``Configuration/maximumConcurrentStatements``): one commit per group.
     public func recordFirstUse(of key: TokenReplayKey, expiresAt: Int64, now: Int64) async -> ReplayDecision {
+        await coalescer.submit(key, expiresAt: expiresAt, now: now) { keys, now in await self.recordFirstUses(of: keys, now: now) }
+    }
+
+    /// One key, one statement.
+    private func insert(_ key: TokenReplayKey, expiresAt: Int64, now: Int64) async -> ReplayDecision {
         await measured {
             var bindings = PostgresBindings(capacity: 3)
             bindings.append(ByteBuffer(bytes: key.bytes))
@@ -108,6 +116,7 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     }
 
     public func recordFirstUses(of keys: [(key: TokenReplayKey, expiresAt: Int64)], now: Int64) async -> [ReplayDecision] {
+        if keys.count == 1, let only = keys.first { return [await insert(only.key, expiresAt: only.expiresAt, now: now)] }
         guard !keys.isEmpty else { return [] }
         // A key twice in one statement cannot be upserted twice: send each once, and only its first occurrence can be
         // a first use.
@@ -207,7 +216,10 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     public func createSchema() async throws {
         for statement in schemaSQL {
             do {
-                try await withDeadline { _ = try await self.client.query(PostgresQuery(unsafeSQL: statement)).collect() }
+                // Not on a verification's path: a generous bound, so that a busy database still gets its table.
+                try await withDeadline(max(configuration.timeout, .seconds(10))) {
+                    _ = try await self.client.query(PostgresQuery(unsafeSQL: statement)).collect()
+                }
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" || error.serverInfo?[.sqlState] == "42P07" {
                 continue  // another instance created it at the same moment
             }
@@ -235,12 +247,15 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
 
     struct DeadlineExceeded: Error {}
 
-    /// Runs `body`, or throws ``DeadlineExceeded`` after the timeout (the body is cancelled).
-    private func withDeadline<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
+    /// Runs `body`, or throws ``DeadlineExceeded`` after `deadline` (the store's timeout by default; the body is cancelled).
+    private func withDeadline<T: Sendable>(
+        _ deadline: Duration? = nil, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let deadline = deadline ?? configuration.timeout
+        return try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask { try await body() }
             group.addTask {
-                try await Task.sleep(for: self.configuration.timeout)
+                try await Task.sleep(for: deadline)
                 throw DeadlineExceeded()
             }
             defer { group.cancelAll() }

@@ -199,6 +199,9 @@ struct TokenCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "Print the raw token text instead of the serialized (Base64) form.")
         var raw = false
 
+        @Option(name: .long, help: "How many tokens to issue, one per line, each with its own session GUID (1 to 1000000).")
+        var count = 1
+
         /// `±hhmm` in minutes.
         var offsetMinutes: Int? {
             let utf8 = Array(utcOffset.utf8)
@@ -211,15 +214,25 @@ struct TokenCommand: AsyncParsableCommand {
 
         func validate() throws {
             if ttl < 0 { throw ValidationError("--ttl must not be negative") }
+            if !(1...1_000_000).contains(count) { throw ValidationError("--count must be between 1 and 1000000") }
+            if count > 1, sessionGUID != nil { throw ValidationError("--session-guid issues one token: leave it out with --count") }
             if offsetMinutes == nil { throw ValidationError("--utc-offset must be ±hhmm, such as -0700") }
         }
 
         func run() async throws {
             let form: ShortMediaToken.Form = documentedForm ? .documented : .adobe(utcOffsetMinutes: offsetMinutes ?? 0)
-            let token = try MediaTokenIssuer(privateKey: key.load(), form: form).issue(
-                requestorID: requestor, resourceID: resource, mvpdId: mvpd, sessionGUID: sessionGUID ?? UUID().uuidString,
-                proxyMvpdId: proxyMvpd, ttl: ttl, issueTime: issueTime)
-            print(raw ? String(decoding: token.text, as: UTF8.self) : token.serialized)
+            let issuer = MediaTokenIssuer(privateKey: try key.load(), form: form)
+            var output = ""
+            for index in 0..<count {
+                let token = try issuer.issue(
+                    requestorID: requestor, resourceID: resource, mvpdId: mvpd, sessionGUID: sessionGUID ?? UUID().uuidString,
+                    proxyMvpdId: proxyMvpd, ttl: ttl, issueTime: issueTime)
+                output += (raw ? String(decoding: token.text, as: UTF8.self) : token.serialized) + "\n"
+                if output.utf8.count > 1 << 20 || index == count - 1 {
+                    FileHandle.standardOutput.write(Data(output.utf8))
+                    output = ""
+                }
+            }
         }
     }
 }

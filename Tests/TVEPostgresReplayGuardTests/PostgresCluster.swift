@@ -51,7 +51,7 @@ enum PostgresCluster {
     }
 
     /// A configuration on a table of the test's own.
-    static func configuration(timeout: Duration = .milliseconds(500)) throws -> PostgresReplayGuard.Configuration {
+    static func configuration(timeout: Duration = .seconds(5)) throws -> PostgresReplayGuard.Configuration {
         var configuration = try PostgresReplayGuard.Configuration(url: try url(), password: nil)
         configuration.tls = .disable
         configuration.table = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)

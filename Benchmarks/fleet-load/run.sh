@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Load test of the verification fleet (issue 15): wrk posts UNIQUE tokens (so that every request is a first use and
+# the replay store writes a key) to `tvekit serve --verifier-only` with 16 connections, one-time use kept in memory
+# and then in PostgreSQL (the project's throw-away cluster, scripts/postgres.sh), one token per request and batches of
+# 64. The server runs on CPU 0 with one event loop; wrk and PostgreSQL share CPU 1, so "per core used" is the
+# server's one core. `tvekit speed token-verify` runs first for the per-core comparison.
+#
+# Usage (repository root): bash Benchmarks/fleet-load/run.sh [seconds per run, default 10]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-10}
+command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo; $sudo apt-get update -qq && $sudo apt-get install -y -qq wrk >/dev/null; }
+swift build -c release --product tvekit >/dev/null
+tvekit=.build/release/tvekit
+work=$(mktemp -d)
+trap 'kill "${server:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+url=$(scripts/postgres.sh start)
+# Two hours of validity, so that tokens issued now stay valid through the runs.
+echo "== issuing unique tokens (two processes)"
+per=${TOKENS:-80000}
+for part in 1 2; do
+    "$tvekit" token issue --private-key TestVectors/fixtures/leaf.pkcs8.pem --requestor load-test --resource res --mvpd M \
+        --ttl 7200000 --count $((per / 2)) > "$work/tokens-$part.txt" &
+done
+wait
+cat "$work"/tokens-*.txt > "$work/tokens.txt"
+echo "$(wc -l < "$work/tokens.txt") tokens"
+
+# Each wrk thread walks its own share of the tokens, one per request (singles) or 64 per request (batches); when they run
+# out it starts over, and those requests are replays (counted by the server's metrics below).
+cat > "$work/fleet.lua" <<'LUA'
+local tokens = {}
+for line in io.lines(os.getenv("TOKENS_FILE")) do tokens[#tokens + 1] = line end
+local batch = tonumber(os.getenv("BATCH") or "1")
+local threads, counter = {}, 0
+function setup(thread)
+    thread:set("id", counter)
+    counter = counter + 1
+    table.insert(threads, thread)
+end
+function init(args)
+    index = id
+    step = tonumber(os.getenv("THREADS") or "1")
+    wrk.method = "POST"
+    wrk.headers["Content-Type"] = "application/json"
+end
+local function item()
+    local token = tokens[(index % #tokens) + 1]
+    index = index + step
+    return '{"token":"' .. token .. '","requestor":"load-test","resource":"res"}'
+end
+function request()
+    if batch == 1 then return wrk.format(nil, nil, nil, item()) end
+    local items = {}
+    for i = 1, batch do items[i] = item() end
+    return wrk.format(nil, nil, nil, "[" .. table.concat(items, ",") .. "]")
+end
+LUA
+
+echo "== tvekit speed token-verify (one core, in-process)"
+speed=$("$tvekit" speed --seconds 4 --json token-verify 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["results"] if isinstance(d,dict) else d; print(int([x for x in r if x["operation"]=="token-verify"][0]["opsPerSecond"]))')
+echo "token-verify: $speed/s"
+
+start_server() {
+    : > "$work/serve.log"
+    taskset -c 0 "$tvekit" serve --verifier-only --cert TestVectors/fixtures/leaf.cert.pem --requestor load-test --port 0 \
+        --threads 1 "$@" 2> "$work/serve.log" > /dev/null &
+    server=$!
+    for _ in $(seq 100); do grep -q "listening on" "$work/serve.log" && break; sleep 0.1; done
+    base=$(grep -o "http://[0-9.]*:[0-9]*" "$work/serve.log" | head -1)
+}
+stop_server() {
+    curl -s "$base/metrics" | grep '^tvekit_verifications_total' | sed 's/^/   /'
+    kill -INT "$server"; wait "$server" 2>/dev/null || true
+}
+run() {  # $1: label, $2: batch size
+    echo "-- $1"
+    TOKENS_FILE="$work/tokens.txt" BATCH=$2 THREADS=2 taskset -c 1 wrk -t2 -c16 -d "${seconds}s" --latency -s "$work/fleet.lua" \
+        "$base/verify" | tee "$work/run.txt" | grep -E "Requests/sec|50%|90%|99%|Non-2xx|Socket errors" | sed 's/^/   /'
+    local rps
+    rps=$(grep "Requests/sec" "$work/run.txt" | awk '{print $2}')
+    echo "   tokens/s: $(python3 -c "print(int($rps * $2))")"
+}
+
+# Each run starts a fresh server (and an empty table), so that its tokens are first uses again.
+echo "== in memory"
+start_server
+run "single tokens, 16 connections" 1
+stop_server
+start_server
+run "batches of 64, 16 connections" 64
+stop_server
+echo "== PostgreSQL ($url)"
+for batch in 1 64; do
+    psql "$url" -qc "DROP TABLE IF EXISTS tvekit_replay_keys" 2>/dev/null
+    PGPASSWORD= start_server --replay-store "$url?sslmode=disable"
+    if [ "$batch" = 1 ]; then run "single tokens, 16 connections" 1; else run "batches of 64, 16 connections" 64; fi
+    psql "$url" -tAc "SELECT '   ' || count(*) || ' keys in the table' FROM tvekit_replay_keys"
+    stop_server
+done
