@@ -63,13 +63,13 @@ speed: deps
 # ThreadSanitizer over the library suites (one key shared by 64 tasks; keys loaded from 8 tasks at once), the local
 # service provider and the flow layer (concurrent calls, the callback executor, the tvOS polling task).
 sanitize: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "TVECryptoTests|TVEMetadataTests|TVESAMLTests|TVEPassAPITests|TVEVerificationTests|TVEVerificationServerTests|TVEServiceProviderTests|TVESandboxTests|TVEAccessEnablerTests"
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "TVECryptoTests|TVEMetadataTests|TVESAMLTests|TVEPassAPITests|TVEVerificationTests|TVEVerificationServerTests|TVEServiceProviderTests|TVESandboxTests|TVEPostgresReplayGuardTests|TVEAccessEnablerTests"
 
 # AddressSanitizer and LeakSanitizer over the library, server and flow suites. XCTest and libcurl (under
 # FoundationNetworking's URLSession) leak a little; those reports are suppressed (lsan.supp), nothing from OpenSSL
 # or TVEKit is.
 asan: deps
-	LSAN_OPTIONS=suppressions=$(CURDIR)/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter "TVECryptoTests|TVEMetadataTests|TVESAMLTests|TVEPassAPITests|TVEVerificationTests|TVEVerificationServerTests|TVEServiceProviderTests|TVESandboxTests|TVEAccessEnablerTests"
+	LSAN_OPTIONS=suppressions=$(CURDIR)/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter "TVECryptoTests|TVEMetadataTests|TVESAMLTests|TVEPassAPITests|TVEVerificationTests|TVEVerificationServerTests|TVEServiceProviderTests|TVESandboxTests|TVEPostgresReplayGuardTests|TVEAccessEnablerTests"
 
 # libFuzzer over the media-token parser and verifier, with AddressSanitizer, for FUZZ_SECONDS (default 60).
 # New inputs go to .build-fuzz/corpus; crashes to Fuzz/artifacts (copy them to Fuzz/Regressions, which the tests replay).
