@@ -124,10 +124,8 @@ public struct VerificationService: Sendable {
         guard body.count <= Self.maximumBodyBytes else { return answerBodyTooLarge() }
         let started = ContinuousClock.now
         let request = body.withUnsafeBytes { VerificationRequestBody($0, maximumItems: Self.maximumBatchCount) }
-        // Every check but one-time use now, while the body is borrowed; then one call to the store.
-        var pending: [PendingMediaTokenVerification?] = []
-        let shape = items(of: request)
-        for item in shape ?? [] { pending.append(check(item)) }
+        // Every check but one-time use first; then one call to the store for the whole request.
+        let pending = (items(of: request) ?? []).map(check)
         var checks: [(index: Int, check: PendingMediaTokenVerification.ReplayCheck, key: TokenReplayKey)] = []
         var finished: [Int: MediaTokenVerification] = [:]
         for (index, entry) in pending.enumerated() {
