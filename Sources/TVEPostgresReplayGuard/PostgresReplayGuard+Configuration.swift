@@ -106,3 +106,24 @@ extension PostgresReplayGuard {
         }
     }
 }
+
+extension PostgresReplayGuard.Configuration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The store without its password, so that printing or logging a configuration cannot leak it.
+    public var description: String {
+        "\(redactedURL) table \(table), tls \(tls.rawValue), timeout \(timeout), pool \(maximumConnections)"
+    }
+
+    public var debugDescription: String { description }
+
+    /// `dump` and the debugger see every field but the password.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "host": host, "port": port, "username": username, "password": password == nil ? "nil" : "<redacted>",
+                "database": database, "table": table, "tls": tls, "timeout": timeout, "maximumConnections": maximumConnections,
+                "maximumConcurrentStatements": maximumConcurrentStatements, "pruneInterval": pruneInterval,
+                "pruneBatchSize": pruneBatchSize, "maximumPruneBatchesPerRound": maximumPruneBatchesPerRound,
+            ])
+    }
+}

@@ -46,13 +46,14 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
             self.body = nil
             let keepAlive = head.isKeepAlive && !tooLarge
             if tooLarge {
-                respond(context: context, head: head, keepAlive: keepAlive, answer: service.answerBodyTooLarge(), started: started)
+                respond(
+                    context: context, head: head, path: path, keepAlive: keepAlive, answer: service.answerBodyTooLarge(), started: started)
             } else if service.answersSynchronously || path != "/verify" {
                 // In-process one-time use: answer on the event loop, no hop.
                 let answer =
                     body?.withUnsafeReadableBytes { service.answer(method: method, path: path, body: $0) }
                     ?? service.answer(method: method, path: path, body: UnsafeRawBufferPointer(start: nil, count: 0))
-                respond(context: context, head: head, keepAlive: keepAlive, answer: answer, started: started)
+                respond(context: context, head: head, path: path, keepAlive: keepAlive, answer: answer, started: started)
             } else {
                 // A replay store on the network: wait for it off the event loop, answer back on it. NIO's HTTP pipeline
                 // holds the connection's next request until this response ends.
@@ -65,7 +66,8 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
                     let final = await service.answer(method: method, path: pathText, body: body.map { Array($0.readableBytesView) } ?? [])
                     loop.execute {
                         let (handler, context) = bound.value
-                        handler.respond(context: context, head: head, keepAlive: keepAlive, answer: final, started: started)
+                        handler.respond(
+                            context: context, head: head, path: pathText[...], keepAlive: keepAlive, answer: final, started: started)
                     }
                 }
             }
@@ -74,7 +76,8 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
 
     /// Writes one answer and, without keep-alive, closes the connection once it is out.
     private func respond(
-        context: ChannelHandlerContext, head: HTTPRequestHead, keepAlive: Bool, answer: VerificationAnswer, started: ContinuousClock.Instant
+        context: ChannelHandlerContext, head: HTTPRequestHead, path: Substring, keepAlive: Bool, answer: VerificationAnswer,
+        started: ContinuousClock.Instant
     ) {
         var headers = HTTPHeaders()
         headers.reserveCapacity(4)
@@ -88,13 +91,15 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
             buffer.writeString(answer.body)
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
-        let done = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
-        if !keepAlive {
+        if keepAlive {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        } else {
+            // Close once the answer is out (the promise is only made for a connection that closes).
+            let done = context.eventLoop.makePromise(of: Void.self)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
             let channel = context.channel
             done.futureResult.whenComplete { _ in channel.close(promise: nil) }
         }
-        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         log?.record(
             method: head.method.rawValue, path: String(path), status: answer.status, microseconds: RequestLog.microseconds(since: started))
     }

@@ -21,6 +21,17 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("neverLogsPassword: printing, debug-printing or dumping a configuration does not show its password")
+    func neverLogsPassword() throws {
+        let configuration = try PostgresReplayGuard.Configuration(url: "postgres://fleet@db:5432/tokens", password: "hunter2-secret")
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        for text in [String(describing: configuration), String(reflecting: configuration), "\(configuration)", dumped] {
+            #expect(!text.contains("hunter2"), "\(text)")
+        }
+        #expect(String(describing: configuration).contains("postgres://fleet@db:5432/tokens"))
+    }
+
     @Test(
         "malformed URLs and options are refused",
         arguments: ["mysql://u@h/d", "postgres://h/d", "postgres://u@h", "postgres://u@h/d?x=1", "postgres://u@h/d?sslmode=maybe"])
