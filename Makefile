@@ -5,7 +5,7 @@ SWIFT ?= swift
 # pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make speed` for its comparison.
 APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl python3
 
-.PHONY: all deps build lint test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
+.PHONY: all deps build lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
 
 all: build
 
@@ -26,12 +26,23 @@ build: deps
 # House rules that a compiler does not check: the formatter's configuration (.swift-format), no source file over
 # 400 lines, and the module graph in ARCHITECTURE.md is the one in Package.swift.
 LINT_PATHS := Sources Tests Fuzz Benchmarks Package.swift
-lint:
+lint: openapi-generator
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
-	@over=$$(find Sources Fuzz scripts Benchmarks -path '*/.build*' -prune -o \( -name '*.swift' -o -name '*.c' -o -name '*.h' -o -name '*.py' \) \
+	python3 scripts/openapi.py --generator $(OPENAPI_GENERATOR) --check
+	@over=$$(find Sources Fuzz scripts Benchmarks -path '*/.build*' -prune -o -path '*/Generated' -prune -o \( -name '*.swift' -o -name '*.c' -o -name '*.h' -o -name '*.py' \) \
 	  -exec wc -l {} + | awk '$$2 != "total" && $$1 > 400'); \
 	if [ -n "$$over" ]; then echo "source files over 400 lines:"; echo "$$over"; exit 1; fi
 	python3 scripts/check-architecture.py
+
+# The REST API v2 and DCR contracts: Adobe's files (OpenAPI/adobe) with TVEKit's overlays (OpenAPI/overlays) through
+# swift-openapi-generator 1.14.3, pinned by the nested package OpenAPI/generator and built into its own folder, so that
+# no build of the library ever builds the generator. `make openapi` regenerates the committed code; `make lint` checks it.
+OPENAPI_GENERATOR := .build-openapi/debug/swift-openapi-generator
+openapi-generator:
+	cd OpenAPI/generator && $(SWIFT) build --scratch-path ../../.build-openapi --product swift-openapi-generator
+
+openapi: openapi-generator
+	python3 scripts/openapi.py --generator $(OPENAPI_GENERATOR)
 
 # The whole suite: the lint, unit tests, all Wycheproof vectors, the CLI run as a user would, and the fleet tests on a
 # real PostgreSQL: a throw-away cluster under .postgres/ (scripts/postgres.sh, which installs PostgreSQL from apt when
@@ -112,4 +123,4 @@ fixtures:
 	bash TestVectors/fixtures/generate.sh
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-fuzz .build-bench .build-speed Benchmarks/.build
+	rm -rf .build .build-tsan .build-asan .build-fuzz .build-bench .build-speed .build-openapi Benchmarks/.build

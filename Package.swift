@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "TVEMetadata", targets: ["TVEMetadata"]),
         .library(name: "TVESAML", targets: ["TVESAML"]),
         .library(name: "TVEPassAPI", targets: ["TVEPassAPI"]),
+        .library(name: "TVEPassAPIv2", targets: ["TVEPassAPIv2"]),
+        .library(name: "TVEPassDCR", targets: ["TVEPassDCR"]),
         .library(name: "TVEAccessEnabler", targets: ["TVEAccessEnabler"]),
         .library(name: "TVEVerification", targets: ["TVEVerification"]),
         .library(name: "TVEVerificationServer", targets: ["TVEVerificationServer"]),
@@ -33,6 +35,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
     ],
     targets: [
         // System libraries, found through pkg-config. Each has one shim header that wraps the macros and
@@ -97,6 +102,23 @@ let package = Package(
         .target(
             name: "TVEPassAPI"
         ),
+        // The REST API v2 contract, generated from Adobe's OpenAPI file with TVEKit's overlay (scripts/openapi.py):
+        // types, server and client. Sources/TVEPassAPIv2/Generated is generated code; the rest is TVEKit's.
+        .target(
+            name: "TVEPassAPIv2",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // Dynamic Client Registration's contract, generated the same way: types and client.
+        .target(
+            name: "TVEPassDCR",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .target(
             name: "TVEAccessEnabler",
             dependencies: [
@@ -139,6 +161,8 @@ let package = Package(
             name: "TVEServiceProvider",
             dependencies: [
                 "TVEPassAPI",
+                "TVEPassAPIv2",
+                "TVEPassDCR",
                 "TVEVerification",
                 "TVECrypto",
                 "TVETokens",
@@ -150,6 +174,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
             ]
         ),
         // The sandbox: keys, the browser, a simulated TV-provider account, one-call start, the cookbook's scenarios.
@@ -271,8 +297,13 @@ let package = Package(
                 "TVETestSupport", "TVEServiceProvider", "TVESandbox", "TVEVerification", "TVEPassAPI", "TVETokens", "TVECrypto",
                 "TVEMetadata",
                 "TVESAML",
+                "TVEPassAPIv2",
+                "TVEPassDCR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(

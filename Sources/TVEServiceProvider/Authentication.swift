@@ -151,6 +151,9 @@ extension ServiceProvider {
             return HTMLPage.page(.badRequest, title: "Sign-in failed", body: "<p>The identity provider sent no response.</p>")
         }
         do {
+            if let code = login.v2Code {
+                return try completeV2Login(code: code, samlResponse: samlResponse, login: login)
+            }
             try establishSession(
                 samlResponse: samlResponse, requestor: login.requestor, mvpdID: login.mvpd, deviceID: login.deviceID,
                 requestID: login.requestID, platformSSO: false, registrationCode: login.registrationCode)
@@ -169,6 +172,34 @@ extension ServiceProvider {
         samlResponse: String, requestor: String, mvpdID: String, deviceID: String, requestID: String,
         platformSSO: Bool, registrationCode: String? = nil
     ) throws(ServiceProviderError) {
+        let (mvpd, assertion) = try verifiedAssertion(samlResponse, requestor: requestor, mvpdID: mvpdID, requestID: requestID)
+        let now = clock.nowMilliseconds
+        if let registrationCode, !codes.consume(registrationCode, requestor: requestor, deviceID: deviceID) {
+            throw ServiceProviderError(
+                status: 403, code: "authentication_session_invalidated", message: "Authentication failed",
+                details: "the registration code expired, was deleted or was already used", action: .authentication)
+        }
+        let session = AuthenticationSession(
+            mvpd: mvpd.id, userID: assertion.nameID, sessionGUID: UUID().uuidString.lowercased(),
+            platformSSO: platformSSO, created: now)
+        let key = ServiceProviderState.deviceKey(requestor, deviceID)
+        // A new session GUID: the device's earlier authorizations, which name the old one, are void.
+        let expires = authenticationExpiry(assertion, now: now)
+        guard state.identity.withLock({ $0.sessions.insert(key, session, expires: expires, now: now) }) else { throw .busy }
+    }
+
+    /// When an authentication from `assertion` ends: the configured lifetime, or the IdP's session end when sooner.
+    func authenticationExpiry(_ assertion: SSOAssertion, now: Int64) -> Int64 {
+        var expires = now + configuration.authenticationTTL * 1000
+        if let end = assertion.sessionNotOnOrAfter { expires = min(expires, Self.milliseconds(end)) }
+        return expires
+    }
+
+    /// The MVPD and the assertion of a SAML response that TVESAML accepts for `requestID`, its assertion ID recorded so
+    /// that it is never accepted twice.
+    func verifiedAssertion(_ samlResponse: String, requestor: String, mvpdID: String, requestID: String)
+        throws(ServiceProviderError) -> (ServiceProviderConfiguration.MVPD, SSOAssertion)
+    {
         guard let mvpd = configuration.mvpd(mvpdID, for: requestor) else { throw .unknownMVPD }
         let clock = self.clock
         let assertion: SSOAssertion
@@ -197,26 +228,13 @@ extension ServiceProvider {
             mvpd.idpEntityID + "\u{0}" + assertion.assertionID, in: state.assertionIDs,
             expires: assertionExpiry, now: now)
         {
-        case .first: break
+        case .first: return (mvpd, assertion)
         case .replayed:
             throw ServiceProviderError(
                 status: 403, code: "invalid_parameter_saml_response", message: "Authentication failed",
                 details: "the SAML assertion was already used", action: .authentication)
         case .full: throw .busy
         }
-        if let registrationCode, !codes.consume(registrationCode, requestor: requestor, deviceID: deviceID) {
-            throw ServiceProviderError(
-                status: 403, code: "authentication_session_invalidated", message: "Authentication failed",
-                details: "the registration code expired, was deleted or was already used", action: .authentication)
-        }
-        var expires = now + configuration.authenticationTTL * 1000
-        if let end = assertion.sessionNotOnOrAfter { expires = min(expires, Self.milliseconds(end)) }
-        let session = AuthenticationSession(
-            mvpd: mvpd.id, userID: assertion.nameID, sessionGUID: UUID().uuidString.lowercased(),
-            platformSSO: platformSSO, created: now)
-        let key = ServiceProviderState.deviceKey(requestor, deviceID)
-        // A new session GUID: the device's earlier authorizations, which name the old one, are void.
-        guard state.identity.withLock({ $0.sessions.insert(key, session, expires: expires, now: now) }) else { throw .busy }
     }
 
     /// Milliseconds since the epoch, clamped to the range of `Int64`.

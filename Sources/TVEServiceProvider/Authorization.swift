@@ -145,6 +145,7 @@ extension ServiceProvider {
             return .denied("the MVPD is no longer configured")
         }
         if let message = mvpd.deniedResources?[resource] { return .denied(message) }
+        if session.temporary { return nil }
         guard let user = self.user(session) else { return .denied("the MVPD does not know this subscriber any more") }
         if let message = user.deniedResources[resource] { return .denied(message) }
         return nil

@@ -31,6 +31,10 @@ public struct ServiceProvider: Sendable {
     public let identityProvider: LocalIdentityProvider
     let keys: ServiceProviderKeys
     let state: ServiceProviderState
+    /// The REST API v2 state (sessions, profiles, TempPasses); a v1 login does not carry over, as at Adobe.
+    let v2: V2State
+    /// Failed-attempt limits (codes, passwords).
+    public let attempts: AttemptLimiter
     let issuer: MediaTokenIssuer
     let clock: any MediaTokenClock
     let throttle: TokenBucketThrottle?
@@ -46,7 +50,7 @@ public struct ServiceProvider: Sendable {
     ///   is not empty.
     public init(
         configuration: ServiceProviderConfiguration, keys: ServiceProviderKeys, clock: any MediaTokenClock = SystemMediaTokenClock(),
-        stateCapacity: Int = 100_000
+        stateCapacity: Int = 100_000, attemptLimits: AttemptLimiter.Limits = .init()
     ) throws {
         let problems = configuration.problems
         guard problems.isEmpty else {
@@ -60,6 +64,8 @@ public struct ServiceProvider: Sendable {
         registry = ClientRegistry(statementKeys: keys.softwareStatementKeys, clock: clock)
         codes = RegistrationCodes(maximumCodes: stateCapacity, clock: clock)
         state = ServiceProviderState(capacity: stateCapacity)
+        v2 = V2State(capacity: stateCapacity)
+        attempts = AttemptLimiter(limits: attemptLimits, capacity: stateCapacity)
         issuer = MediaTokenIssuer(privateKey: keys.mediaTokenSigningKey, clock: clock)
         identityProvider = LocalIdentityProvider(configuration: configuration, signingKey: keys.identityProviderSigningKey, clock: clock)
         throttle = configuration.throttling ? TokenBucketThrottle(clock: clock) : nil
@@ -78,11 +84,14 @@ public struct ServiceProvider: Sendable {
         addAuthenticationRoutes(to: router)
         addAuthorizationRoutes(to: router)
         identityProvider.addRoutes(to: router)
+        addV2Routes(to: router)
         api(router, .get, "api/v1/config/:requestor") { call in
             let requestor = try call.pathRequestor()
             try call.requireClient(requestor: requestor.id)
             return Response.json(
-                .ok, PassAPI.ConfigurationResponse(mvpds: (self.configuration.mvpds(for: requestor.id) ?? []).map(\.contractEntry)))
+                .ok,
+                PassAPI.ConfigurationResponse(
+                    mvpds: (self.configuration.mvpds(for: requestor.id) ?? []).filter { $0.isTempPass != true }.map(\.contractEntry)))
         }
     }
 

@@ -18,6 +18,12 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         public var users: [User]
         /// Resources the MVPD denies to every subscriber, with its message.
         public var deniedResources: [String: String]?
+        /// A TempPass MVPD (REST API v2): choosing it authenticates at once, with no login, for ``tempPassDuration``
+        /// seconds from the device's first use; after that its decisions fail with
+        /// `temporary_access_duration_limit_exceeded`. Listed by the v2 configuration only.
+        public var isTempPass: Bool?
+        /// How long a TempPass lasts, in seconds (default 3,600).
+        public var tempPassDuration: Int64?
 
         /// The SAML entity ID of this MVPD's identity provider (local).
         public var idpEntityID: String { "urn:tvekit:idp:" + id }
@@ -25,7 +31,7 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         public init(
             id: String, displayName: String, logoURL: String? = nil, enablePlatformServices: Bool? = nil,
             boardingStatus: String? = nil, platformMappingId: String? = nil, requiredMetadataFields: [String]? = nil,
-            users: [User] = [], deniedResources: [String: String]? = nil
+            users: [User] = [], deniedResources: [String: String]? = nil, isTempPass: Bool? = nil, tempPassDuration: Int64? = nil
         ) {
             self.id = id
             self.displayName = displayName
@@ -36,7 +42,12 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
             self.requiredMetadataFields = requiredMetadataFields
             self.users = users
             self.deniedResources = deniedResources
+            self.isTempPass = isTempPass
+            self.tempPassDuration = tempPassDuration
         }
+
+        /// The TempPass duration in milliseconds.
+        var tempPassMilliseconds: Int64 { (tempPassDuration ?? 3600) * 1000 }
     }
 
     /// A subscriber of an MVPD: the login the IdP checks and what it asserts.
@@ -72,6 +83,10 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         public var clientlessCredentials: [ClientlessCredential]?
         /// The URLs a login may return to (`redirect_url`), matched exactly; ``defaultRedirectURLs`` when absent.
         public var redirectURLs: [String]?
+        /// The name the v2 configuration gives (the ID when absent).
+        public var name: String?
+        /// The domains a v2 session may name (`domainName`); any domain when absent.
+        public var domains: [String]?
 
         /// Adobe's SDK redirect URLs.
         public static let defaultRedirectURLs = ["adobepass://ios.app", "adobepass://android.app"]
@@ -80,7 +95,8 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
 
         public init(
             id: String, mvpds: [String], resources: [String]? = nil, encryptedMetadataKeys: [String]? = nil,
-            metadataEncryption: String? = nil, clientlessCredentials: [ClientlessCredential]? = nil, redirectURLs: [String]? = nil
+            metadataEncryption: String? = nil, clientlessCredentials: [ClientlessCredential]? = nil, redirectURLs: [String]? = nil,
+            name: String? = nil, domains: [String]? = nil
         ) {
             self.id = id
             self.mvpds = mvpds
@@ -89,6 +105,8 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
             self.metadataEncryption = metadataEncryption
             self.clientlessCredentials = clientlessCredentials
             self.redirectURLs = redirectURLs
+            self.name = name
+            self.domains = domains
         }
     }
 
@@ -182,9 +200,15 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
             for mvpd in requestor.mvpds where !mvpds.contains(where: { $0.id == mvpd }) {
                 problems.append("requestor \(requestor.id) names the unknown MVPD \(mvpd)")
             }
+            if let domains = requestor.domains, domains.isEmpty || domains.contains(where: \.isEmpty) {
+                problems.append("requestor \(requestor.id): domains must be absent or non-empty names")
+            }
             if let encoding = requestor.metadataEncryption, encoding != "rsa", encoding != "jwe" {
                 problems.append("requestor \(requestor.id): metadataEncryption must be rsa or jwe")
             }
+        }
+        for mvpd in mvpds where mvpd.tempPassDuration.map({ !(1...31_536_000).contains($0) }) ?? false {
+            problems.append("MVPD \(mvpd.id): tempPassDuration must be 1 to 31536000 seconds")
         }
         if Set(requestors.map(\.id)).count != requestors.count { problems.append("requestor ids repeat") }
         if Set(mvpds.map(\.id)).count != mvpds.count { problems.append("MVPD ids repeat") }
@@ -213,11 +237,13 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         return requestor.mvpds.compactMap { id in mvpds.first { $0.id == id } }
     }
 
-    /// The built-in sandbox: one requestor, two MVPDs (one boarded for platform SSO), one user each.
+    /// The built-in sandbox: one requestor, three MVPDs: one with a login, one boarded for platform SSO, and a TempPass
+    /// of an hour (REST API v2 only).
     public static let sandbox = ServiceProviderConfiguration(
         requestors: [
             Requestor(
-                id: "tvekit-sandbox", mvpds: ["SandboxCable", "SandboxSSO"], encryptedMetadataKeys: ["zip", "householdID", "userID"],
+                id: "tvekit-sandbox", mvpds: ["SandboxCable", "SandboxSSO", "SandboxTempPass"],
+                encryptedMetadataKeys: ["zip", "householdID", "userID"],
                 clientlessCredentials: [ClientlessCredential(publicKey: "sandbox-public-key", secret: "sandbox-secret")])
         ],
         mvpds: [
@@ -241,6 +267,7 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
                         username: "sso-viewer", password: "sandbox-password",
                         metadata: ["userID": #""u-0002""#, "zip": #"["10001"]"#, "householdID": #""hh-0002""#])
                 ]),
+            MVPD(id: "SandboxTempPass", displayName: "Sandbox TempPass", isTempPass: true, tempPassDuration: 3600),
         ])
 }
 

@@ -59,6 +59,8 @@ struct PendingLogin: Sendable {
     let redirectURL: String?
     /// The ID of the (implicit) AuthnRequest; the IdP's response must answer it.
     let requestID: String
+    /// The REST API v2 session (its code) this login completes; nil for a v1 login.
+    var v2Code: String? = nil
 }
 
 /// An authenticated device.
@@ -71,6 +73,8 @@ struct AuthenticationSession: Sendable {
     /// Authenticated through the platform SSO token exchange.
     let platformSSO: Bool
     let created: Int64
+    /// A TempPass (REST API v2): no subscriber behind it, so only the requestor's and the MVPD's rules apply.
+    var temporary = false
 }
 
 /// What a replay cache says of an identifier.

@@ -1,0 +1,48 @@
+import Foundation
+
+extension PassAPIv2 {
+    /// The `X-Device-Info` header: Base64 of a JSON object that describes the device.
+    ///
+    /// **Choice:** TVEKit requires the keys REST API v2 documents as required (``requiredKeys``), each a non-empty
+    /// string or a number; other keys are kept as they are.
+    public struct DeviceInfo: Sendable, Hashable {
+        /// The header's name.
+        public static let headerName = "X-Device-Info"
+        /// The keys every device information must give.
+        public static let requiredKeys = ["primaryHardwareType", "model", "vendor", "osName", "osVendor", "connectionPort"]
+
+        /// The string and number values, numbers as their JSON text.
+        public let values: [String: String]
+
+        /// Reads a header value.
+        /// - Throws: ``HeaderError`` with code `invalid_header_device_info` when the value is not Base64 of a JSON
+        ///   object within the limits, or lacks a required key.
+        public init(header value: String) throws(HeaderError) {
+            let code = "invalid_header_device_info"
+            let object = try PassAPIv2.jsonObject(base64: value, code: code, header: Self.headerName)
+            var values: [String: String] = [:]
+            for (key, item) in object {
+                if let text = item as? String {
+                    values[key] = text
+                } else if let number = item as? NSNumber, !(item is Bool) {
+                    values[key] = number.stringValue
+                }
+            }
+            for key in Self.requiredKeys where (values[key] ?? "").isEmpty {
+                throw HeaderError(code: code, reason: "\(Self.headerName) lacks the required key \(key)")
+            }
+            self.values = values
+        }
+
+        /// Device information with `values` (which must hold ``requiredKeys``).
+        public init(values: [String: String]) {
+            self.values = values
+        }
+
+        /// The header value: Base64 of the JSON object, keys sorted.
+        public var header: String {
+            let data = (try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys])) ?? Data("{}".utf8)
+            return data.base64EncodedString()
+        }
+    }
+}

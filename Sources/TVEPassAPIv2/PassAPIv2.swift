@@ -1,0 +1,97 @@
+import Foundation
+
+/// The Adobe Pass REST API v2 as TVEKit speaks it, on both sides: the generated contract (``Components``,
+/// ``Operations``, ``APIProtocol``, ``Client``) from Adobe's own OpenAPI file with TVEKit's documented overlay, and
+/// the parts a generator cannot give: the request headers' codecs (``DeviceIdentifier``, ``DeviceInfo``,
+/// ``PartnerFrameworkStatus``, ``TempPassIdentity``), the Enhanced Error codes, and the times' two wire forms.
+///
+/// The headers are decoded with explicit limits (``maximumHeaderBytes``, ``maximumJSONDepth``); a header that breaks
+/// one throws a ``HeaderError`` whose code is the one Adobe answers with.
+public enum PassAPIv2 {
+    /// The longest header value read (Base64 text).
+    public static let maximumHeaderBytes = 8 * 1024
+    /// The deepest nesting of objects and arrays read in a Base64 JSON header.
+    public static let maximumJSONDepth = 8
+
+    /// The path prefix of every v2 route.
+    public static let pathPrefix = "/api/v2"
+
+    /// Adobe's hosts: production and staging (`Servers` lists the prequalification hosts too).
+    public static let productionURL = URL(string: "https://sp.auth.adobe.com/api/v2")
+    public static let stagingURL = URL(string: "https://sp.auth-staging.adobe.com/api/v2")
+
+    /// A header that cannot be read: Adobe's `code` for it (`invalid_header_device_identifier`, …) and a `reason`
+    /// that names the header and what was wrong, never its value.
+    public struct HeaderError: Error, Hashable, Sendable, CustomStringConvertible {
+        public let code: String
+        public let reason: String
+
+        public init(code: String, reason: String) {
+            self.code = code
+            self.reason = reason
+        }
+
+        public var description: String { "\(code): \(reason)" }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+        public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    }
+
+    /// The JSON object a Base64 header carries, after the size, Base64 and depth checks.
+    static func jsonObject(base64 text: String, code: String, header: String) throws(HeaderError) -> [String: Any] {
+        let bytes = try decodeBase64(text, code: code, header: header)
+        guard JSONDepth.isWithin(bytes, maximumDepth: maximumJSONDepth) else {
+            throw HeaderError(code: code, reason: "\(header) nests JSON deeper than \(maximumJSONDepth) levels")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            throw HeaderError(code: code, reason: "\(header) is not a Base64 JSON object")
+        }
+        return object
+    }
+
+    /// Standard Base64 (padding optional, no white space) of at most ``maximumHeaderBytes`` characters.
+    static func decodeBase64(_ text: String, code: String, header: String) throws(HeaderError) -> [UInt8] {
+        guard !text.isEmpty else { throw HeaderError(code: code, reason: "\(header) is empty") }
+        guard text.utf8.count <= maximumHeaderBytes else {
+            throw HeaderError(code: code, reason: "\(header) is over \(maximumHeaderBytes) bytes")
+        }
+        var padded = text
+        if padded.utf8.count % 4 != 0 { padded += String(repeating: "=", count: 4 - padded.utf8.count % 4) }
+        guard padded.utf8.allSatisfy({ Self.base64Alphabet.contains($0) }), let data = Data(base64Encoded: padded) else {
+            throw HeaderError(code: code, reason: "\(header) is not standard Base64")
+        }
+        return Array(data)
+    }
+
+    static let base64Alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=".utf8)
+}
+
+/// Bracket nesting of JSON text, outside strings: a bound checked before any parser runs.
+enum JSONDepth {
+    static func isWithin(_ bytes: [UInt8], maximumDepth: Int) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                if depth > maximumDepth { return false }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+extension PassAPIv2 {
+    /// The `AP-TempPass-Identity` header of promotional TempPass: Base64 JSON that identifies the viewer (for example
+    /// `{"email": …}`). The service provider keys the pass by ``key``.
+    public struct TempPassIdentity: Sendable, Hashable {
+        public static let headerName = "AP-TempPass-Identity"
+
+        /// The identity's string values.
+        public let values: [String: String]
+
+        /// Reads a header value.
+        /// - Throws: ``HeaderError`` with code `invalid_header_identity_for_temporary_access` when it is not a Base64
+        ///   JSON object of string values, within the limits and not empty.
+        public init(header value: String) throws(HeaderError) {
+            let code = "invalid_header_identity_for_temporary_access"
+            let object = try PassAPIv2.jsonObject(base64: value, code: code, header: Self.headerName)
+            let values = object.compactMapValues { $0 as? String }
+            guard !values.isEmpty, values.count == object.count else {
+                throw HeaderError(code: code, reason: "\(Self.headerName) must be a non-empty object of strings")
+            }
+            self.values = values
+        }
+
+        public init(values: [String: String]) {
+            self.values = values
+        }
+
+        /// A canonical form of the identity: its pairs sorted, lower-cased values.
+        public var key: String {
+            values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.lowercased())" }.joined(separator: "\u{0}")
+        }
+
+        public var header: String {
+            let data = (try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys])) ?? Data("{}".utf8)
+            return data.base64EncodedString()
+        }
+    }
+}

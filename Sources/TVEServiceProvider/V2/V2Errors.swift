@@ -1,0 +1,67 @@
+import Foundation
+import OpenAPIRuntime
+import TVECrypto
+import TVEPassAPI
+import TVEPassAPIv2
+import TVESAML
+import TVETokens
+
+/// The REST API v2 errors of the local service provider, with Adobe's Enhanced Error codes (the enum of
+/// `UserMetadataResponse.error` in Adobe's file) and the statuses Adobe's file gives them.
+enum V2Errors {
+    static func badRequest(_ code: String, _ details: String, action: PassAPI.ErrorAction = .none) -> ServiceProviderError {
+        ServiceProviderError(status: 400, code: code, message: "Bad request", details: details, action: action)
+    }
+
+    static let unknownServiceProvider = badRequest(
+        "invalid_parameter_service_provider", "the service provider is not configured here", action: .configuration)
+    static let unknownMVPD = badRequest("invalid_parameter_mvpd", "the MVPD does not serve this service provider", action: .configuration)
+    static let unknownCode = badRequest("invalid_parameter_code", "the code is unknown, expired or already used", action: .authentication)
+    static let invalidRedirectURL = badRequest(
+        "invalid_parameter_redirect_url", "redirectUrl is not one of the service provider's registered redirect URLs",
+        action: .configuration)
+    static let missingDeviceIdentifier = badRequest(
+        "invalid_header_device_identifier", "the AP-Device-Identifier header is required")
+    static let missingDeviceInfo = badRequest("invalid_header_device_info", "the X-Device-Info header is required")
+    static let invalidAccessToken = ServiceProviderError(
+        status: 401, code: "invalid_access_token_client_application", message: "Unauthorized",
+        details: "a valid Authorization: Bearer access token is required", action: .applicationRegistration)
+    static let missingResources = badRequest(
+        "invalid_parameter_resources", "the body must be JSON {\"resources\": [...]} with at least one resource")
+    static func tooManyResources(_ limit: Int) -> ServiceProviderError {
+        badRequest("too_many_resources", "at most \(limit) resource\(limit == 1 ? "" : "s") per request")
+    }
+    static let invalidPartner = badRequest("invalid_parameter_partner", "the only partner is Apple", action: .configuration)
+    static let tooLarge = ServiceProviderError(
+        status: 413, code: "invalid_parameter", message: "Payload Too Large",
+        details: "the body is over the limit of this route", action: .none)
+
+    // Per decision (HTTP 200 with an item error).
+    static let profileMissing = ServiceProviderError(
+        status: 403, code: "authenticated_profile_missing", message: "User not Authenticated Error",
+        details: "no authenticated profile for this device and MVPD", action: .authentication)
+    static let tempPassExpired = ServiceProviderError(
+        status: 403, code: "temporary_access_duration_limit_exceeded", message: "User not Authorized Error",
+        details: "the temporary pass of this device has run out", action: .authentication)
+
+    /// The v2 code of a v1 decision error.
+    static func decision(_ error: ServiceProviderError, preauthorization: Bool) -> ServiceProviderError {
+        switch error.code {
+        case "authorization_denied_by_mvpd" where preauthorization:
+            return ServiceProviderError(
+                status: error.status, code: "preauthorization_denied_by_mvpd", message: error.message, details: error.details,
+                action: error.action)
+        case "authorization_denied_by_requestor":
+            return badRequest("invalid_parameter_resources", error.details ?? "the service provider does not offer this resource")
+        default: return error
+        }
+    }
+
+    /// The Enhanced Error body of `error`, in the shape of Adobe's file.
+    static func information(_ error: ServiceProviderError) -> Components.Schemas.ErrorInformation {
+        Components.Schemas.ErrorInformation(
+            action: error.action.rawValue, code: error.code, details: error.details,
+            helpUrl: ServiceProviderError.helpURL, message: error.message, status: Int32(error.status),
+            trace: UUID().uuidString.lowercased())
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import OpenAPIRuntime
+import TVECrypto
+import TVEPassAPI
+import TVEPassAPIv2
+import TVESAML
+import TVETokens
+
+extension V2Handlers {
+    /// `GET /api/v2/{serviceProvider}/logout/{mvpd}?redirectUrl=`: removes the device's profile with the MVPD and says
+    /// what is left to do: `logout` (open the MVPD's logout page, which returns to `redirectUrl`), `complete` (nothing:
+    /// a TempPass, or no page to return to), `partner_logout` (an Apple single sign-on profile: the viewer signs out
+    /// in the platform's settings), or `invalid` (there was no profile).
+    func getLogoutForMvpdUsingGET(_ input: Operations.GetLogoutForMvpdUsingGET.Input) async throws
+        -> Operations.GetLogoutForMvpdUsingGET.Output
+    {
+        let caller = try V2Caller.get()
+        guard let mvpd = configuration.mvpd(input.path.mvpd, for: caller.requestor.id) else { throw V2Errors.unknownMVPD }
+        if let url = input.query.redirectUrl, !caller.requestor.allowedRedirectURLs.contains(url) { throw V2Errors.invalidRedirectURL }
+        let removed = state.removeProfile(mvpd.id, for: try caller.deviceKey(), now: now)
+        var logout = Components.Schemas.MvpdLogoutResponse(actionName: "complete", actionType: "direct", mvpd: mvpd.id)
+        switch removed?.type {
+        case nil:
+            logout.actionName = "invalid"
+            logout.actionType = "none"
+        case "appleSSO"?:
+            logout.actionName = "partner_logout"
+            logout.actionType = "interactive"
+        case "temporary"?:
+            break
+        default:
+            if let url = input.query.redirectUrl {
+                logout.actionName = "logout"
+                logout.actionType = "interactive"
+                logout.url =
+                    "/idp/\(FormCodec.percentEncode(mvpd.id))/logout?" + FormCodec.encode([("redirectUrl", url)])
+            }
+        }
+        return .ok(.init(body: .json(.init(logouts: .init(additionalProperties: [mvpd.id: logout])))))
+    }
+}

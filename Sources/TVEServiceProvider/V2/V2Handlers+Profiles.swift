@@ -1,0 +1,94 @@
+import Foundation
+import OpenAPIRuntime
+import TVECrypto
+import TVEJSON
+import TVEMetadata
+import TVEPassAPI
+import TVEPassAPIv2
+import TVESAML
+import TVETokens
+
+extension V2Handlers {
+    func getProfilesUsingGET1(_ input: Operations.GetProfilesUsingGET1.Input) async throws -> Operations.GetProfilesUsingGET1.Output {
+        let caller = try V2Caller.get()
+        let profiles = state.liveProfiles(try caller.deviceKey(), now: now)
+        return .ok(.init(body: .json(try profilesResponse(profiles.values, requestor: caller.requestor))))
+    }
+
+    func getProfileForMvpdUsingGET(_ input: Operations.GetProfileForMvpdUsingGET.Input) async throws
+        -> Operations.GetProfileForMvpdUsingGET.Output
+    {
+        let caller = try V2Caller.get()
+        guard configuration.mvpd(input.path.mvpd, for: caller.requestor.id) != nil else { throw V2Errors.unknownMVPD }
+        let profile = state.liveProfiles(try caller.deviceKey(), now: now)[input.path.mvpd]
+        return .ok(.init(body: .json(try profilesResponse(profile.map { [$0] } ?? [], requestor: caller.requestor))))
+    }
+
+    /// The profile a second-screen login made with `code`: only the client and device that created the session may
+    /// read it (the device identifier is optional on this route; when sent it must match). Empty until the login
+    /// completes.
+    func getProfileForCodeUsingGET1(_ input: Operations.GetProfileForCodeUsingGET1.Input) async throws
+        -> Operations.GetProfileForCodeUsingGET1.Output
+    {
+        let caller = try V2Caller.get()
+        let session = try liveSession(input.path.code, caller: caller, now: now)
+        guard session.clientID == caller.clientID, caller.device.map({ $0.fingerprint == session.deviceID }) ?? true else {
+            throw V2Errors.unknownCode
+        }
+        let profiles = session.profile.map { [$0] } ?? []
+        return .ok(.init(body: .json(try profilesResponse(profiles, requestor: caller.requestor))))
+    }
+
+    /// Profiles in Adobe's shape, with the subscriber's metadata as attributes.
+    func profilesResponse(_ profiles: some Sequence<V2Profile>, requestor: ServiceProviderConfiguration.Requestor)
+        throws(ServiceProviderError)
+        -> Components.Schemas.ProfilesResponse
+    {
+        var map: [String: Components.Schemas.MvpdProfileResponse] = [:]
+        for profile in profiles {
+            map[profile.mvpd] = Components.Schemas.MvpdProfileResponse(
+                attributes: .init(additionalProperties: try attributes(of: profile, requestor: requestor)), issuer: profile.issuer,
+                notAfter: profile.notAfter, notBefore: profile.notBefore, sessionId: profile.sessionGUID, _type: profile.type)
+        }
+        return .init(profiles: .init(additionalProperties: map))
+    }
+
+    /// The user metadata of a profile: `plain` values as they are, the requestor's `encryptedMetadataKeys` as `enc`
+    /// values encrypted to the programmer's key (when the service provider has one), in the requestor's encoding.
+    ///
+    /// **Choice:** an `enc` value is what TVEKit's v1 metadata holds for that key (RSA PKCS#1 v1.5 blocks, Base64, or a
+    /// compact JWE with `metadataEncryption: jwe`); Adobe does not say which it uses in v2.
+    func attributes(of profile: V2Profile, requestor: ServiceProviderConfiguration.Requestor) throws(ServiceProviderError)
+        -> [String: Components.Schemas.UserMetadataResponse]
+    {
+        var values: [String: JSONValue] = [:]
+        if profile.type == "appleSSO" { values["tokenSource"] = .string("Apple") }
+        if let user = configuration.mvpds.first(where: { $0.id == profile.mvpd })?.users.first(where: {
+            LocalIdentityProvider.nameID(of: $0) == profile.userID
+        }) {
+            for (key, text) in user.metadata { values[key] = JSONValue(jsonText: Array(text.utf8)) ?? .string(text) }
+        }
+        let encrypted = Set(requestor.encryptedMetadataKeys ?? [])
+        let encryptor = provider.keys.metadataEncryptionKey.map { key in
+            MetadataEncryptor(
+                publicKey: key, encoding: requestor.metadataEncryption == "jwe" ? .jwe(.rsaOAEP256, .a256GCM) : .rsaBlocks(lineLength: nil))
+        }
+        var attributes: [String: Components.Schemas.UserMetadataResponse] = [:]
+        for (key, value) in values {
+            do {
+                if let encryptor, encrypted.contains(key) {
+                    attributes[key] = .init(
+                        state: "enc", value: try OpenAPIValueContainer(unvalidatedValue: try encryptor.encryptValue(value)))
+                } else {
+                    let container = try JSONDecoder().decode(OpenAPIValueContainer.self, from: Data(value.jsonText.utf8))
+                    attributes[key] = .init(state: "plain", value: container)
+                }
+            } catch {
+                throw ServiceProviderError(
+                    status: 500, code: "invalid_configuration_user_metadata_certificate", message: "Internal Error",
+                    details: "the user metadata could not be encoded", action: .configuration)
+            }
+        }
+        return attributes
+    }
+}

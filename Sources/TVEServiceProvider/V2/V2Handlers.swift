@@ -1,0 +1,172 @@
+import Foundation
+import OpenAPIRuntime
+import TVECrypto
+import TVEPassAPI
+import TVEPassAPIv2
+import TVESAML
+import TVETokens
+
+/// The local service provider's REST API v2: the generated contract's ``APIProtocol``, served by the generated
+/// server stubs on Hummingbird behind ``V2Gate``. Handlers throw ``ServiceProviderError`` with Adobe's codes; the
+/// gate answers them in Adobe's Enhanced Error shape.
+struct V2Handlers: APIProtocol {
+    let provider: ServiceProvider
+
+    var configuration: ServiceProviderConfiguration { provider.configuration }
+    var state: V2State { provider.v2 }
+    var now: Int64 { provider.clock.nowMilliseconds }
+
+    /// How long an authentication session (its code) lives: 30 minutes, as Adobe's.
+    static let sessionLifetime: Int64 = 1_800_000
+
+    // MARK: Configuration
+
+    func handleRequestUsingGET(_ input: Operations.HandleRequestUsingGET.Input) async throws -> Operations.HandleRequestUsingGET.Output {
+        let caller = try V2Caller.get()
+        let requestor = caller.requestor
+        let mvpds = (configuration.mvpds(for: requestor.id) ?? []).map(\.v2Entry)
+        let domains = (requestor.domains ?? []).map { Components.Schemas.Domain(mvpdInitiated: false, name: $0) }
+        return .ok(
+            .init(
+                body: .json(
+                    .init(requestor: .init(domains: domains, id: requestor.id, mvpds: mvpds, name: requestor.name ?? requestor.id)))))
+    }
+
+    // MARK: Sessions
+
+    func createSessionUsingPOST(_ input: Operations.CreateSessionUsingPOST.Input) async throws -> Operations.CreateSessionUsingPOST.Output {
+        let caller = try V2Caller.get()
+        let (clientID, deviceID) = try caller.clientDevice()
+        var form: Components.Schemas.CreateSessionUsingPOSTRequest?
+        if case .urlEncodedForm(let body)? = input.body { form = body }
+        let parameters = try SessionParameters(
+            form?.mvpd, form?.domainName, form?.redirectUrl, requestor: caller.requestor, provider: provider)
+        let now = self.now
+        let key = try caller.deviceKey()
+        // Already authenticated with this MVPD (or a TempPass started now): no login page.
+        if let mvpdID = parameters.mvpd, let direct = try directAuthorization(mvpdID, caller: caller, key: key, now: now) {
+            return .ok(.init(body: .json(direct)))
+        }
+        var session = V2AuthenticationSession(
+            code: "", requestor: caller.requestor.id, clientID: clientID, deviceID: deviceID,
+            deviceInfo: caller.deviceInfo?.values ?? [:], mvpd: parameters.mvpd, domainName: parameters.domainName,
+            redirectURL: parameters.redirectURL, notBefore: now, notAfter: now + Self.sessionLifetime, profile: nil)
+        session = try store(session, now: now)
+        return .ok(.init(body: .json(sessionResponse(session))))
+    }
+
+    func resumeSessionUsingPOST(_ input: Operations.ResumeSessionUsingPOST.Input) async throws -> Operations.ResumeSessionUsingPOST.Output {
+        let caller = try V2Caller.get()
+        var form: Components.Schemas.CreateSessionUsingPOSTRequest?
+        if case .urlEncodedForm(let body)? = input.body { form = body }
+        let now = self.now
+        var session = try liveSession(input.path.code, caller: caller, now: now)
+        guard session.profile == nil else { throw V2Errors.unknownCode }
+        let parameters = try SessionParameters(
+            form?.mvpd ?? session.mvpd, form?.domainName ?? session.domainName, form?.redirectUrl ?? session.redirectURL,
+            requestor: caller.requestor, provider: provider)
+        session.mvpd = parameters.mvpd
+        session.domainName = parameters.domainName
+        session.redirectURL = parameters.redirectURL
+        let updated = session
+        let stored = state.sessions.withLock { $0.insert(updated.code, updated, expires: updated.notAfter, now: now) }
+        guard stored else { throw ServiceProviderError.busy }
+        return .ok(.init(body: .json(sessionResponse(session))))
+    }
+
+    func getSessionStatusUsingGET1(_ input: Operations.GetSessionStatusUsingGET1.Input) async throws
+        -> Operations.GetSessionStatusUsingGET1.Output
+    {
+        let caller = try V2Caller.get()
+        let session = try liveSession(input.path.code, caller: caller, now: now)
+        var existing: [String: String] = [:]
+        if let mvpd = session.mvpd { existing["mvpd"] = mvpd }
+        if let domain = session.domainName { existing["domainName"] = domain }
+        if let redirect = session.redirectURL { existing["redirectUrl"] = redirect }
+        let device = Components.Schemas.Device(
+            model: session.deviceInfo["model"],
+            operatingSystem: .init(name: session.deviceInfo["osName"], vendor: session.deviceInfo["osVendor"]))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        device: device, existingParameters: .init(additionalProperties: existing),
+                        missingParameters: session.missingParameters, notAfter: .init(milliseconds: session.notAfter),
+                        notBefore: .init(milliseconds: session.notBefore)))))
+    }
+
+    /// A live session of the caller's requestor, not yet used by a login (or used, for its profile).
+    func liveSession(_ code: String, caller: V2Caller, now: Int64) throws(ServiceProviderError) -> V2AuthenticationSession {
+        guard code.utf8.count <= 64,
+            case .live(let session, _) = state.sessions.withLock({ $0.lookup(code, now: now) }),
+            session.requestor == caller.requestor.id
+        else { throw V2Errors.unknownCode }
+        return session
+    }
+
+    /// Stores a new session under a fresh code.
+    func store(_ session: V2AuthenticationSession, now: Int64) throws(ServiceProviderError) -> V2AuthenticationSession {
+        for _ in 0..<4 {
+            guard let code = RegistrationCodes.randomCode() else { break }
+            let fresh = V2AuthenticationSession(
+                code: code, requestor: session.requestor, clientID: session.clientID, deviceID: session.deviceID,
+                deviceInfo: session.deviceInfo, mvpd: session.mvpd, domainName: session.domainName, redirectURL: session.redirectURL,
+                notBefore: session.notBefore, notAfter: session.notAfter, profile: nil)
+            let outcome = state.sessions.withLock { table -> Bool? in
+                if case .missing = table.lookup(code, now: now) { return table.insert(code, fresh, expires: fresh.notAfter, now: now) }
+                return nil
+            }
+            switch outcome {
+            case true?: return fresh
+            case false?: throw ServiceProviderError.busy
+            case nil: continue
+            }
+        }
+        throw ServiceProviderError.busy
+    }
+
+    /// The answer of a session: `authenticate` with the login URL when complete, else `resume` with what is missing.
+    func sessionResponse(_ session: V2AuthenticationSession) -> Components.Schemas.SessionResponse {
+        let missing = session.missingParameters
+        return Components.Schemas.SessionResponse(
+            actionName: missing.isEmpty ? "authenticate" : "resume", actionType: "interactive", code: session.code,
+            missingParameters: missing.isEmpty ? nil : missing, mvpd: session.mvpd, notAfter: .init(milliseconds: session.notAfter),
+            notBefore: .init(milliseconds: session.notBefore), reasonType: "none", serviceProvider: session.requestor,
+            sessionId: UUID().uuidString.lowercased(),
+            url: missing.isEmpty
+                ? "\(PassAPIv2.pathPrefix)/authenticate/\(FormCodec.percentEncode(session.requestor))/\(session.code)" : nil)
+    }
+}
+
+/// The parameters of a session, each checked: a known MVPD of the requestor, a domain, an allowed redirect URL.
+struct SessionParameters {
+    let mvpd: String?
+    let domainName: String?
+    let redirectURL: String?
+
+    init(
+        _ mvpd: String?, _ domainName: String?, _ redirectURL: String?, requestor: ServiceProviderConfiguration.Requestor,
+        provider: ServiceProvider
+    ) throws(ServiceProviderError) {
+        if let mvpd, provider.configuration.mvpd(mvpd, for: requestor.id) == nil { throw V2Errors.unknownMVPD }
+        if let domainName {
+            guard APICall.isAcceptable(domainName, limit: 256), requestor.domains.map({ $0.contains(domainName) }) ?? true else {
+                throw V2Errors.badRequest("invalid_parameter_service_provider", "domainName is not a domain of this service provider")
+            }
+        }
+        if let redirectURL, !requestor.allowedRedirectURLs.contains(redirectURL) { throw V2Errors.invalidRedirectURL }
+        self.mvpd = mvpd
+        self.domainName = domainName
+        self.redirectURL = redirectURL
+    }
+}
+
+extension ServiceProviderConfiguration.MVPD {
+    /// The MVPD as the v2 `configuration` lists it.
+    var v2Entry: Components.Schemas.MvpdType {
+        Components.Schemas.MvpdType(
+            boardingStatus: boardingStatus, displayInPlatformPicker: boardingStatus == "PICKER" ? true : nil, displayName: displayName,
+            enablePlatformServices: enablePlatformServices ?? false, id: id, isTempPass: isTempPass ?? false, logoUrl: logoURL,
+            platformMappingId: platformMappingId)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import OpenAPIRuntime
+import TVECrypto
+import TVEPassAPI
+import TVEPassAPIv2
+import TVESAML
+import TVETokens
+
+/// A REST API v2 authentication session (`POST sessions`): what the login still needs, whose device it is for, and
+/// how it ended. Keyed by its code; single use: a completed login cannot start another.
+struct V2AuthenticationSession: Sendable {
+    let code: String
+    let requestor: String
+    /// The client (access token) and device that created it: only they may read the profile it made.
+    let clientID: String
+    let deviceID: String
+    let deviceInfo: [String: String]
+    var mvpd: String?
+    var domainName: String?
+    var redirectURL: String?
+    let notBefore: Int64
+    let notAfter: Int64
+    /// A browser login completed with this code.
+    var profile: V2Profile?
+
+    var missingParameters: [String] {
+        [("mvpd", mvpd), ("domainName", domainName), ("redirectUrl", redirectURL)].compactMap { $0.1 == nil ? $0.0 : nil }
+    }
+}
+
+/// A device's authenticated profile with one MVPD.
+struct V2Profile: Sendable {
+    let mvpd: String
+    /// The NameID the IdP asserted (or the TempPass identity).
+    let userID: String
+    /// The media tokens' `sessionGUID`.
+    let sessionGUID: String
+    let notBefore: Int64
+    let notAfter: Int64
+    /// `regular`, `temporary` or `appleSSO`.
+    let type: String
+    /// The IdP's entity ID, `Apple`, or `TempPass`.
+    let issuer: String
+}
+
+/// The v2 state of the local service provider: sessions by code, profiles by device (requestor, client, device
+/// identifier), TempPass first uses. In memory, expiring, bounded. A login made through v1 does not carry over, as at
+/// Adobe.
+final class V2State: Sendable {
+    let sessions: Locked<ExpiringTable<V2AuthenticationSession>>
+    /// A device's profiles by MVPD; the entry lives as long as its longest profile.
+    let profiles: Locked<ExpiringTable<[String: V2Profile]>>
+    /// When a TempPass was first used, by requestor, MVPD and device (or promotional identity).
+    let tempPasses: Locked<ExpiringTable<Int64>>
+
+    init(capacity: Int) {
+        sessions = Locked(.init(capacity: capacity))
+        profiles = Locked(.init(capacity: capacity))
+        tempPasses = Locked(.init(capacity: capacity))
+    }
+
+    /// The key of a device's state: requestor, client and device identifier (none can hold NUL).
+    static func deviceKey(requestor: String, clientID: String, deviceID: String) -> String {
+        requestor + "\u{0}" + clientID + "\u{0}" + deviceID
+    }
+
+    /// The device's live profiles by MVPD.
+    func liveProfiles(_ key: String, now: Int64) -> [String: V2Profile] {
+        profiles.withLock { table in
+            guard case .live(let profiles, _) = table.lookup(key, now: now) else { return [:] }
+            return profiles.filter { $0.value.notAfter > now }
+        }
+    }
+
+    /// Records a profile (replacing the device's profile with that MVPD); `false` when the table is full.
+    func store(_ profile: V2Profile, for key: String, now: Int64) -> Bool {
+        profiles.withLock { table in
+            var current: [String: V2Profile] = [:]
+            if case .live(let profiles, _) = table.lookup(key, now: now) { current = profiles.filter { $0.value.notAfter > now } }
+            current[profile.mvpd] = profile
+            let expires = current.values.map(\.notAfter).max() ?? profile.notAfter
+            return table.insert(key, current, expires: expires, now: now)
+        }
+    }
+
+    /// Removes the device's profile with `mvpd`, and returns it.
+    func removeProfile(_ mvpd: String, for key: String, now: Int64) -> V2Profile? {
+        profiles.withLock { table in
+            guard case .live(var profiles, let expires) = table.lookup(key, now: now), let removed = profiles.removeValue(forKey: mvpd)
+            else { return nil }
+            if profiles.isEmpty {
+                table.remove(key)
+            } else {
+                _ = table.insert(key, profiles, expires: expires, now: now)
+            }
+            return removed.notAfter > now ? removed : nil
+        }
+    }
+}
