@@ -76,6 +76,8 @@ final class RequestorSetup {
         let key = Self.identityKey(identity)
         // Clients are reused (with their access tokens) only for the same requestor and credentials.
         let reusable = requestorID == self.requestorID && key == clientsIdentity ? clients : [:]
+        let stored = await session.read(requestorID)
+        let registrations = (try? stored.get())?.clientRegistrations ?? [:]
         var newClients: [URL: ServiceProviderClient] = [:]
         for url in urls {
             newClients[url] =
@@ -83,17 +85,17 @@ final class RequestorSetup {
                 ?? ServiceProviderClient(
                     baseURL: url, requestor: requestorID, identity: identity,
                     transport: configuration.transport, deviceInfo: deviceInfoValue,
-                    extraFields: extraFields, clock: configuration.clock, sleep: configuration.sleep)
+                    extraFields: extraFields, clock: configuration.clock, sleep: configuration.sleep,
+                    registration: registrations[Self.registrationKey(key, url)])
         }
         let merged = try await Self.mergedMVPDs(Array(newClients.values))
-        let stored = await session.read(requestorID)
         // Committed only now: a failed setRequestor leaves the previous requestor in place.
         self.requestorID = requestorID
         clients = newClients
         clientsIdentity = key
         mvpds = merged
         session.activate(requestorID, stored: stored)
-        try await resync()
+        try await resync(keepingRegistrationsOf: key)
         return merged
     }
 
@@ -125,8 +127,14 @@ final class RequestorSetup {
     /// Drops a stored authentication that is void: its MVPD is no longer offered, or (a re-sync: an app calls
     /// setRequestor again when it returns to the foreground) the service provider no longer has it (a logout
     /// elsewhere, an expiry). A provider that cannot be asked leaves it as it is.
-    private nonisolated(nonsending) func resync() async throws(AccessEnablerError) {
+    private nonisolated(nonsending) func resync(keepingRegistrationsOf key: String) async throws(AccessEnablerError) {
         var entitlements = try session.current()
+        // The clients' registrations, kept across launches (a new one replaces the one it was given).
+        var registrations = entitlements.clientRegistrations ?? [:]
+        for (url, client) in clients {
+            if let registration = await client.registration { registrations[Self.registrationKey(key, url)] = registration }
+        }
+        entitlements.clientRegistrations = registrations.isEmpty ? nil : registrations
         if let authentication = entitlements.authentication, !mvpds.contains(where: { $0.id == authentication.mvpd }) {
             entitlements.forgetAuthentication()
         }
@@ -139,6 +147,9 @@ final class RequestorSetup {
     }
 
     /// A fingerprint of the credentials (never stored or shown).
+    /// The key of a client registration in the token store: the credentials' key and the service provider.
+    static func registrationKey(_ identityKey: String, _ url: URL) -> String { identityKey + " " + url.absoluteString }
+
     private static func identityKey(_ identity: ClientIdentity) -> String {
         let text: String
         switch identity {

@@ -26,8 +26,10 @@ actor ServiceProviderClient {
 
     init(
         baseURL: URL, requestor: String, identity: ClientIdentity, transport: any EntitlementTransport, deviceInfo: String,
-        extraFields: [(String, String)], clock: any MediaTokenClock, sleep: @escaping @Sendable (Duration) async -> Void
+        extraFields: [(String, String)], clock: any MediaTokenClock, sleep: @escaping @Sendable (Duration) async -> Void,
+        registration: ClientRegistration? = nil
     ) {
+        clientCredentials = registration.map { ($0.clientID, $0.clientSecret) }
         self.extraFields = extraFields
         self.baseURL = baseURL
         self.requestor = requestor
@@ -37,6 +39,9 @@ actor ServiceProviderClient {
         self.clock = clock
         self.sleep = sleep
     }
+
+    /// The client credentials in use (registered now or given at creation), to keep across launches.
+    var registration: ClientRegistration? { clientCredentials.map { ClientRegistration(clientID: $0.id, clientSecret: $0.secret) } }
 
     func setExtras(_ fields: [(String, String)], deviceInfo: String) {
         extraFields = fields

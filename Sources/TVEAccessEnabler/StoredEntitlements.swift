@@ -7,6 +7,10 @@ public struct StoredEntitlements: Sendable, Hashable, Codable {
     public var authorizations: [String: AuthorizationToken]
     /// The MVPD chosen for the current authentication.
     public var selectedMVPD: MVPD?
+    /// The app's Dynamic Client Registration with each service provider (by credentials and service provider), kept
+    /// across launches as Adobe's SDKs keep it: the service provider binds a device's authentication to the client
+    /// that made it. The secret is stored as the tokens are (the file store writes 0600 files); never printed.
+    public var clientRegistrations: [String: ClientRegistration]?
 
     public init(
         deviceID: String, authentication: AuthenticationToken? = nil, authorizations: [String: AuthorizationToken] = [:],

@@ -46,18 +46,19 @@ public struct HTMLForm: Sendable, Hashable {
         return html
     }
 
-    /// Escapes text for an HTML attribute or element.
+    /// Escapes text for an HTML attribute or element, Unicode scalar by scalar: a quote followed by a combining mark
+    /// (one grapheme cluster, `"\u{301}`) is escaped as well as a lone one.
     public static func escape(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": escaped += "&amp;"
             case "<": escaped += "&lt;"
             case ">": escaped += "&gt;"
             case "\"": escaped += "&quot;"
             case "'": escaped += "&#39;"
-            default: escaped.append(character)
+            default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped

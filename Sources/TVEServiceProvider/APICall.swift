@@ -15,10 +15,13 @@ struct APICall: Sendable {
     let path: Parameters
     /// Fields in order of appearance, query first.
     let fields: [(name: String, value: String)]
+    /// The peer's address (for the attempt limits).
+    let address: String
 
-    init(provider: ServiceProvider, request: Request, parameters: Parameters) async throws(ServiceProviderError) {
+    init(provider: ServiceProvider, request: Request, parameters: Parameters, address: String) async throws(ServiceProviderError) {
         self.provider = provider
         self.request = request
+        self.address = address
         path = parameters
         var fields = FormCodec.decode(request.uri.query ?? "")
         if request.method == .post || request.method == .delete,
@@ -50,9 +53,16 @@ struct APICall: Sendable {
         return value
     }
 
-    /// The configured requestor named by the `requestor` (or `requestor_id`) field.
+    /// The configured requestor named by the `requestor` (or `requestor_id`) field, or else by the clientless
+    /// `Authorization` header (public clientless clients send it only there). The header's signature is checked by
+    /// ``requireClient(requestor:)``, which every route calls next; a field that names another requestor than the
+    /// header stays an error there.
     func requestor() throws(ServiceProviderError) -> ServiceProviderConfiguration.Requestor {
-        guard let id = field("requestor") ?? field("requestor_id"), !id.isEmpty else {
+        var named = field("requestor") ?? field("requestor_id")
+        if named == nil, let header = request.headers[.authorization], header.contains("signature_method=HMAC-SHA1") {
+            named = (try? ClientlessAuthorization(header: header))?.requestorID
+        }
+        guard let id = named, !id.isEmpty else {
             throw .badRequest("invalid_requestor", "requestor is required")
         }
         guard let requestor = provider.configuration.requestor(id) else { throw .unknownRequestor }
@@ -67,32 +77,48 @@ struct APICall: Sendable {
 
     func deviceID() throws(ServiceProviderError) -> String { try required("deviceId", limit: 256, error: .missingDeviceID) }
 
+    /// The device information of the call, under one rule for every v1 endpoint: optional, as the `device_info` field
+    /// or the `X-Device-Info` header (Base64 JSON as Adobe documents it, not decoded here); when present, at most 4 KiB
+    /// without control characters, or 400 `invalid_device_info`.
+    func deviceInfo() throws(ServiceProviderError) -> String? {
+        guard let value = field("device_info") ?? ClientRegistry.deviceInfoHeader.flatMap({ request.headers[$0] }) else { return nil }
+        guard APICall.isAcceptable(value, limit: 4096) else {
+            throw .badRequest("invalid_device_info", "device_info (or X-Device-Info) must be at most 4096 bytes without control characters")
+        }
+        return value
+    }
+
     /// Checks the client credential: a Bearer access token; a clientless HMAC-SHA1 header for `requestor` (fresh, its
     /// nonce unused, signed with a configured secret); or a `signed_requestor_id` of `requestor` by a configured key.
     ///
     /// **Choice:** the clientless header's `request_uri` is not compared with the request's path: public clients
     /// disagree on what it holds (FORMATS.md §4), and the HMAC, the method, the time and the nonce bind it.
-    func requireClient(requestor: String) throws(ServiceProviderError) {
+    ///
+    /// - Returns: the client the device state of this call belongs to: the access token's client, the clientless
+    ///   public key, or (legacy SDKs, which all sign the same requestor ID) the requestor's signed-ID clients as one.
+    ///   A device's authentication, authorizations, codes and metadata are visible to that client only.
+    @discardableResult
+    func requireClient(requestor: String) throws(ServiceProviderError) -> String {
         let authorization = request.headers[.authorization]
         if let authorization, authorization.prefix(7).lowercased() == "bearer " {
-            guard provider.registry.client(forBearer: authorization) != nil else { throw .unauthorizedClient }
-            return
+            guard let client = provider.registry.client(forBearer: authorization) else { throw .unauthorizedClient }
+            return "bearer\u{0}" + client
         }
         if let authorization, authorization.contains("signature_method=HMAC-SHA1") {
-            try checkClientless(authorization, requestor: requestor)
-            return
+            return "clientless\u{0}" + (try checkClientless(authorization, requestor: requestor))
         }
         if let signature = field("signed_requestor_id") {
             let valid = provider.keys.requestorSigningKeys.contains { key in
                 (try? SignedRequestorID.isValid(signature, for: requestor, publicKey: key)) == true
             }
             guard valid else { throw .unauthorizedClient }
-            return
+            return "signed-requestor-id"
         }
         throw .unauthorizedClient
     }
 
-    private func checkClientless(_ header: String, requestor: String) throws(ServiceProviderError) {
+    /// Checks a clientless header and returns its public key.
+    private func checkClientless(_ header: String, requestor: String) throws(ServiceProviderError) -> String {
         let now = provider.clock.nowMilliseconds
         guard let authorization = try? ClientlessAuthorization(header: header),
             authorization.requestorID == requestor,
@@ -110,7 +136,7 @@ struct APICall: Sendable {
         switch ServiceProviderState.firstUse(
             requestor + "\u{0}" + authorization.nonce, in: provider.state.nonces, expires: expires, now: now)
         {
-        case .first: return
+        case .first: return authorization.publicKey
         case .replayed: throw .unauthorizedClient
         case .full: throw .busy
         }

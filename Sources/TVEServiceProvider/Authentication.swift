@@ -10,7 +10,7 @@ extension ServiceProvider {
     /// How long a browser login or a platform-SSO profile request may take.
     static let loginLifetime: Int64 = 600_000
 
-    func addAuthenticationRoutes<Context: RequestContext>(to router: Router<Context>) {
+    func addAuthenticationRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         // The browser starts here (no client credential: it is a page, possibly on a second screen).
         api(router, .get, "api/v1/authenticate") { call in try self.authenticate(call) }
         router.post("sp/saml/SAMLAssertionConsumer") { request, _ -> Response in
@@ -19,24 +19,26 @@ extension ServiceProvider {
         }
         api(router, .get, "api/v1/checkauthn") { call in
             let requestor = try call.requestor()
-            try call.requireClient(requestor: requestor.id)
-            guard case .live = self.session(requestor.id, try call.deviceID()) else { throw ServiceProviderError.notAuthenticated }
+            let client = try call.requireClient(requestor: requestor.id)
+            guard case .live = self.session(requestor.id, client, try call.deviceID()) else { throw ServiceProviderError.notAuthenticated }
             return Response(status: .ok)
         }
         api(router, .get, "api/v1/checkauthn/:code") { call in
             // The client first, so that the endpoint is no oracle of live codes.
             let requestor = try call.requestor()
-            try call.requireClient(requestor: requestor.id)
-            guard let record = self.codes.record(call.path.get("code") ?? ""), record.requestor == requestor.id else {
+            let client = try call.requireClient(requestor: requestor.id)
+            guard let record = self.codes.record(call.path.get("code") ?? "", client: client), record.requestor == requestor.id else {
                 throw ServiceProviderError.registrationCodeNotFound
             }
-            guard case .live = self.session(record.requestor, record.info.deviceID) else { throw ServiceProviderError.notAuthenticated }
+            guard case .live = self.session(record.requestor, client, record.info.deviceID) else {
+                throw ServiceProviderError.notAuthenticated
+            }
             return Response(status: .ok)
         }
         api(router, .get, "api/v1/tokens/authn") { call in
             let requestor = try call.requestor()
-            try call.requireClient(requestor: requestor.id)
-            switch self.session(requestor.id, try call.deviceID()) {
+            let client = try call.requireClient(requestor: requestor.id)
+            switch self.session(requestor.id, client, try call.deviceID()) {
             case .missing: throw ServiceProviderError.authenticationNotFound
             case .expired: throw ServiceProviderError.authenticationExpired
             case .live(let session, let expires):
@@ -50,19 +52,20 @@ extension ServiceProvider {
         api(router, .post, "api/v1/tokens/authn") { call in try self.exchangeToken(call) }
         api(router, .get, "api/v1/:requestor/profile-requests/:mvpd") { call in
             let requestor = try call.pathRequestor()
-            try call.requireClient(requestor: requestor.id)
+            let client = try call.requireClient(requestor: requestor.id)
             let mvpd = try self.platformMVPD(call.path.get("mvpd") ?? "", requestor: requestor.id)
             let deviceID = try call.deviceID()
             let requestID = "_" + ClientRegistry.randomToken()
             let now = self.clock.nowMilliseconds
             let stored = self.state.profileRequests.withLock {
                 $0.insert(
-                    ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, requestID, expires: now + Self.loginLifetime, now: now
+                    ServiceProviderState.deviceKey(requestor.id, client, deviceID) + mvpd.id, requestID, expires: now + Self.loginLifetime,
+                    now: now
                 )
             }
             guard stored else { throw ServiceProviderError.busy }
             return Response(
-                status: .ok, headers: [.contentType: "application/octet-stream"],
+                status: .ok, headers: [.contentType: "application/octet-stream", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: requestID)))
         }
         // The browser side of a logout (the page an app opens after DELETE /api/v1/logout): the MVPD's session is
@@ -81,15 +84,15 @@ extension ServiceProvider {
         }
         api(router, .delete, "api/v1/logout") { call in
             let requestor = try call.requestor()
-            try call.requireClient(requestor: requestor.id)
-            self.state.logout(requestor: requestor.id, deviceID: try call.deviceID())
+            let client = try call.requireClient(requestor: requestor.id)
+            self.state.logout(requestor: requestor.id, client: client, deviceID: try call.deviceID())
             return Response(status: .noContent)
         }
     }
 
-    func session(_ requestor: String, _ deviceID: String) -> ExpiringTable<AuthenticationSession>.Lookup {
+    func session(_ requestor: String, _ client: String, _ deviceID: String) -> ExpiringTable<AuthenticationSession>.Lookup {
         let now = clock.nowMilliseconds
-        return state.identity.withLock { $0.sessions.lookup(ServiceProviderState.deviceKey(requestor, deviceID), now: now) }
+        return state.identity.withLock { $0.sessions.lookup(ServiceProviderState.deviceKey(requestor, client, deviceID), now: now) }
     }
 
     /// `GET /api/v1/authenticate?requestor_id&mso_id&reg_code&redirect_url?` → 302 to the MVPD's login page.
@@ -103,16 +106,22 @@ extension ServiceProvider {
         let mvpdID = try call.required("mso_id", limit: 256)
         guard let mvpd = configuration.mvpd(mvpdID, for: requestor.id) else { throw ServiceProviderError.unknownMVPD }
         let deviceID: String
+        let client: String
         var code: String? = nil
         if let regCode = call.field("reg_code") {
-            guard let record = codes.loginRecord(regCode, requestor: requestor.id) else {
+            // Guessing codes stops at the attempt limit of the address.
+            let now = clock.nowMilliseconds
+            try attempts.check(.code, call.address, now: now)
+            guard let (record, owner) = codes.loginRecord(regCode, requestor: requestor.id) else {
+                attempts.fail(.code, call.address, now: now)
                 throw ServiceProviderError.registrationCodeNotFound
             }
+            client = owner
             if let bound = record.mvpd, bound != mvpd.id { throw ServiceProviderError.unknownMVPD }
             deviceID = record.info.deviceID
             code = regCode
         } else {
-            try call.requireClient(requestor: requestor.id)
+            client = try call.requireClient(requestor: requestor.id)
             deviceID = try call.deviceID()
         }
         var redirect: String? = nil
@@ -128,7 +137,7 @@ extension ServiceProvider {
         let requestID = "_" + ClientRegistry.randomToken()
         let now = clock.nowMilliseconds
         let login = PendingLogin(
-            requestor: requestor.id, mvpd: mvpd.id, deviceID: deviceID, registrationCode: code, redirectURL: redirect,
+            requestor: requestor.id, client: client, mvpd: mvpd.id, deviceID: deviceID, registrationCode: code, redirectURL: redirect,
             requestID: requestID)
         guard state.logins.withLock({ $0.insert(relay, login, expires: now + Self.loginLifetime, now: now) }) else {
             throw ServiceProviderError.busy
@@ -155,8 +164,8 @@ extension ServiceProvider {
                 return try completeV2Login(code: code, samlResponse: samlResponse, login: login)
             }
             try establishSession(
-                samlResponse: samlResponse, requestor: login.requestor, mvpdID: login.mvpd, deviceID: login.deviceID,
-                requestID: login.requestID, platformSSO: false, registrationCode: login.registrationCode)
+                samlResponse: samlResponse, requestor: login.requestor, client: login.client, mvpdID: login.mvpd,
+                deviceID: login.deviceID, requestID: login.requestID, platformSSO: false, registrationCode: login.registrationCode)
         } catch {
             return HTMLPage.page(.forbidden, title: "Sign-in failed", body: "<p>\(HTMLForm.escape(error.details ?? error.message))</p>")
         }
@@ -169,7 +178,7 @@ extension ServiceProvider {
     /// Verifies a SAML response with TVESAML (the same strict policy as `tvekit saml verify`), refuses a replayed
     /// assertion, and records the device's authentication.
     func establishSession(
-        samlResponse: String, requestor: String, mvpdID: String, deviceID: String, requestID: String,
+        samlResponse: String, requestor: String, client: String, mvpdID: String, deviceID: String, requestID: String,
         platformSSO: Bool, registrationCode: String? = nil
     ) throws(ServiceProviderError) {
         let (mvpd, assertion) = try verifiedAssertion(samlResponse, requestor: requestor, mvpdID: mvpdID, requestID: requestID)
@@ -182,7 +191,7 @@ extension ServiceProvider {
         let session = AuthenticationSession(
             mvpd: mvpd.id, userID: assertion.nameID, sessionGUID: UUID().uuidString.lowercased(),
             platformSSO: platformSSO, created: now)
-        let key = ServiceProviderState.deviceKey(requestor, deviceID)
+        let key = ServiceProviderState.deviceKey(requestor, client, deviceID)
         // A new session GUID: the device's earlier authorizations, which name the old one, are void.
         let expires = authenticationExpiry(assertion, now: now)
         guard state.identity.withLock({ $0.sessions.insert(key, session, expires: expires, now: now) }) else { throw .busy }
@@ -247,7 +256,7 @@ extension ServiceProvider {
     /// SAMLResponse`). The response must answer the device's outstanding profile request for that MVPD.
     private func exchangeToken(_ call: APICall) throws -> Response {
         let requestor = try call.requestor()
-        try call.requireClient(requestor: requestor.id)
+        let client = try call.requireClient(requestor: requestor.id)
         let deviceID = try call.deviceID()
         let mvpd = try platformMVPD(try call.required("mvpd", limit: 256), requestor: requestor.id)
         let samlResponse = try call.required(
@@ -256,7 +265,7 @@ extension ServiceProvider {
         let now = clock.nowMilliseconds
         guard
             let requestID = state.profileRequests.withLock({
-                $0.take(ServiceProviderState.deviceKey(requestor.id, deviceID) + mvpd.id, now: now)
+                $0.take(ServiceProviderState.deviceKey(requestor.id, client, deviceID) + mvpd.id, now: now)
             })
         else {
             throw ServiceProviderError(
@@ -264,8 +273,8 @@ extension ServiceProvider {
                 details: "no profile request is outstanding for this device and MVPD", action: .authentication)
         }
         try establishSession(
-            samlResponse: samlResponse, requestor: requestor.id, mvpdID: mvpd.id, deviceID: deviceID, requestID: requestID,
-            platformSSO: true)
+            samlResponse: samlResponse, requestor: requestor.id, client: client, mvpdID: mvpd.id, deviceID: deviceID,
+            requestID: requestID, platformSSO: true)
         return Response(status: .noContent)
     }
 

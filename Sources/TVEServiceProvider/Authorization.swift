@@ -7,16 +7,16 @@ import TVEMetadata
 import TVETokens
 
 extension ServiceProvider {
-    func addAuthorizationRoutes<Context: RequestContext>(to router: Router<Context>) {
+    func addAuthorizationRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         api(router, .get, "api/v1/authorize") { call in
             let requestor = try call.requestor()
-            try call.requireClient(requestor: requestor.id)
+            let client = try call.requireClient(requestor: requestor.id)
             let deviceID = try call.deviceID()
             let resource = try call.required("resource", error: .missingResource)
             let now = self.clock.nowMilliseconds
             let expires = now + self.configuration.authorizationTTL * 1000
-            let deviceKey = ServiceProviderState.deviceKey(requestor.id, deviceID)
-            let key = ServiceProviderState.authorizationKey(requestor.id, deviceID, resource)
+            let deviceKey = ServiceProviderState.deviceKey(requestor.id, client, deviceID)
+            let key = ServiceProviderState.authorizationKey(requestor.id, client, deviceID, resource)
             // The decision and the grant under one lock, for the session that is live then: a login in between cannot
             // inherit a decision made for another subscriber.
             let outcome = self.state.identity.withLock { identity -> Result<AuthenticationSession, ServiceProviderError> in
@@ -90,9 +90,9 @@ extension ServiceProvider {
         throws(ServiceProviderError) -> (ServiceProviderConfiguration.Requestor, String, AuthenticationSession)
     {
         let requestor = try call.requestor()
-        try call.requireClient(requestor: requestor.id)
+        let client = try call.requireClient(requestor: requestor.id)
         let deviceID = try call.deviceID()
-        switch session(requestor.id, deviceID) {
+        switch session(requestor.id, client, deviceID) {
         case .live(let session, _): return (requestor, deviceID, session)
         case .expired: throw .authenticationExpired
         case .missing: throw missing
@@ -105,12 +105,12 @@ extension ServiceProvider {
         throws(ServiceProviderError) -> (ServiceProviderConfiguration.Requestor, String, AuthenticationSession, String, Int64)
     {
         let requestor = try call.requestor()
-        try call.requireClient(requestor: requestor.id)
+        let client = try call.requireClient(requestor: requestor.id)
         let deviceID = try call.deviceID()
         let resource = try call.required("resource", error: .missingResource)
         let now = clock.nowMilliseconds
-        let deviceKey = ServiceProviderState.deviceKey(requestor.id, deviceID)
-        let key = ServiceProviderState.authorizationKey(requestor.id, deviceID, resource)
+        let deviceKey = ServiceProviderState.deviceKey(requestor.id, client, deviceID)
+        let key = ServiceProviderState.authorizationKey(requestor.id, client, deviceID, resource)
         let outcome = state.identity.withLock { identity -> Result<(AuthenticationSession, Int64), ServiceProviderError> in
             switch identity.sessions.lookup(deviceKey, now: now) {
             case .missing: return .failure(.authenticationMissing)
@@ -180,6 +180,7 @@ extension ServiceProvider {
             document = UserMetadataDocument(updated: session.created, entries: values.mapValues { .plain($0) })
         }
         return Response(
-            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: document.jsonText)))
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: document.jsonText)))
     }
 }

@@ -60,8 +60,12 @@ public final class ClientRegistry: Sendable {
                 description: "the software statement is not signed by a trusted key")
         }
         if let redirectURI {
-            guard let url = URL(string: redirectURI), url.scheme != nil, redirectURI.utf8.count <= 2048 else {
-                throw .init(status: .badRequest, error: "invalid_redirect_uri", description: "redirect_uri is not an absolute URI")
+            guard redirectURI.utf8.count <= 2048, let url = URL(string: redirectURI), let scheme = url.scheme?.lowercased(),
+                Self.isAcceptableRedirectScheme(scheme)
+            else {
+                throw .init(
+                    status: .badRequest, error: "invalid_redirect_uri",
+                    description: "redirect_uri must be an absolute http, https or app-scheme URI")
             }
         }
         let client = Client(
@@ -117,6 +121,14 @@ public final class ClientRegistry: Sendable {
         }
     }
 
+    /// Schemes a redirect URI may have: `http`, `https`, or an app's own scheme (`adobepass`, `com.example.app`);
+    /// never one a browser runs or reads (`javascript`, `data`, `vbscript`, `file`, `blob`, `about`).
+    static func isAcceptableRedirectScheme(_ scheme: String) -> Bool {
+        let refused: Set<String> = ["javascript", "data", "vbscript", "file", "blob", "about", "filesystem", "view-source"]
+        return !refused.contains(scheme)
+            && scheme.unicodeScalars.allSatisfy { $0.isASCII && $0.properties.isAlphabetic || "0123456789+-.".unicodeScalars.contains($0) }
+    }
+
     static func randomToken() -> String {
         Base64URL.encode((try? SecureRandom.bytes(count: 24)) ?? Array(UUID().uuidString.utf8))
     }
@@ -126,7 +138,7 @@ public final class ClientRegistry: Sendable {
     static let deviceInfoHeader = HTTPField.Name("X-Device-Info")
 
     /// Adds `POST /o/client/register` and `POST /o/client/token`.
-    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+    public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         router.post("o/client/register") { request, _ -> Response in
             guard let deviceInfo = Self.deviceInfoHeader, request.headers[deviceInfo] != nil else {
                 return ClientRegistrationError(

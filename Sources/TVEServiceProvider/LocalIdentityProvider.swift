@@ -23,13 +23,40 @@ public struct LocalIdentityProvider: Sendable {
     let configuration: ServiceProviderConfiguration
     let signer: SAMLSigner
     let clock: any MediaTokenClock
+    /// Wrong passwords are limited per account and per address.
+    let attempts: AttemptLimiter
     /// How long a response is valid.
     static let responseLifetime: Duration = .seconds(300)
 
-    init(configuration: ServiceProviderConfiguration, signingKey: RSAPrivateKey, clock: any MediaTokenClock) {
+    init(configuration: ServiceProviderConfiguration, signingKey: RSAPrivateKey, clock: any MediaTokenClock, attempts: AttemptLimiter) {
         self.configuration = configuration
         signer = SAMLSigner(privateKey: signingKey)
         self.clock = clock
+        self.attempts = attempts
+    }
+
+    /// The user whose password this is, within the attempt limits: a wrong password counts against the account and
+    /// the address; an account or address over its limit is refused (even with the right password) until its window
+    /// ends, so that guessing stops at the limit.
+    func limitedAuthenticate(mvpdID: String, username: String, password: String, address: String)
+        throws(ServiceProviderError) -> ServiceProviderConfiguration.User?
+    {
+        let now = clock.nowMilliseconds
+        let account = mvpdID + "\u{0}" + username
+        try attempts.check(.password, account, now: now)
+        try attempts.check(.passwordAddress, address, now: now)
+        guard let user = authenticate(mvpdID: mvpdID, username: username, password: password) else {
+            attempts.fail(.password, account, now: now)
+            attempts.fail(.passwordAddress, address, now: now)
+            return nil
+        }
+        attempts.reset(.password, account)
+        return user
+    }
+
+    /// The peer's address of a request, when the context knows it.
+    static func address(_ context: some RequestContext) -> String {
+        (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// The subscriber `username` of `mvpdID` when `password` is theirs. Passwords are compared as SHA-256 digests in
@@ -67,7 +94,7 @@ public struct LocalIdentityProvider: Sendable {
         return Base64.encode(try signer.sign(Array(builder.xml().utf8), targets: .root))
     }
 
-    func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+    func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         router.get("idp/:mvpd/login") { request, context -> Response in
             let fields = FormCodec.decode(request.uri.query ?? "")
             guard let mvpd = self.mvpd(context.parameters.get("mvpd")),
@@ -87,7 +114,15 @@ public struct LocalIdentityProvider: Sendable {
             }
             let username = fields.first { $0.name == "username" }?.value ?? ""
             let password = fields.first { $0.name == "password" }?.value ?? ""
-            guard let user = self.authenticate(mvpdID: mvpd.id, username: username, password: password) else {
+            let user: ServiceProviderConfiguration.User?
+            do {
+                user = try self.limitedAuthenticate(mvpdID: mvpd.id, username: username, password: password, address: Self.address(context))
+            } catch {
+                return HTMLPage.page(
+                    .tooManyRequests, title: "\(mvpd.displayName): try again later",
+                    body: "<p>Too many failed sign-in attempts. Wait a few minutes and try again.</p>")
+            }
+            guard let user else {
                 return self.loginForm(mvpd, requestID: requestID, relay: relay, failed: true)
             }
             guard let response = try? self.signedResponse(mvpdID: mvpd.id, user: user, inResponseTo: requestID) else {
@@ -105,6 +140,13 @@ public struct LocalIdentityProvider: Sendable {
                     <script>\(HTMLPage.autoSubmitScript)</script>
                     """)
         }
+        router.get("idp/:mvpd/logout") { request, context -> Response in
+            guard let mvpd = self.mvpd(context.parameters.get("mvpd")) else {
+                return HTMLPage.page(.badRequest, title: "Bad request", body: "<p>This sign-out link is not valid.</p>")
+            }
+            let redirect = FormCodec.decode(request.uri.query ?? "").first { $0.name == "redirectUrl" }?.value
+            return self.logoutPage(mvpd, redirectURL: redirect)
+        }
         router.post("idp/:mvpd/sso") { request, context -> Response in
             let body = try? await request.body.collect(upTo: 64 * 1024)
             let fields = FormCodec.decode(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "")
@@ -114,7 +156,13 @@ public struct LocalIdentityProvider: Sendable {
             }
             let username = fields.first { $0.name == "username" }?.value ?? ""
             let password = fields.first { $0.name == "password" }?.value ?? ""
-            guard let user = self.authenticate(mvpdID: mvpd.id, username: username, password: password) else {
+            let user: ServiceProviderConfiguration.User?
+            do {
+                user = try self.limitedAuthenticate(mvpdID: mvpd.id, username: username, password: password, address: Self.address(context))
+            } catch {
+                return ServiceProviderError.tooManyAttempts.response(enhanced: false)
+            }
+            guard let user else {
                 return ServiceProviderError(
                     status: 401, code: "invalid_credentials", message: "Unauthorized",
                     details: "wrong username or password", action: .authentication
@@ -125,6 +173,17 @@ public struct LocalIdentityProvider: Sendable {
             }
             return Response.json(.ok, PassAPI.SingleSignOnResponse(samlResponse: response))
         }
+    }
+
+    /// `GET /idp/{mvpd}/logout?redirectUrl=`: the MVPD's sign-out page of a v2 `logout` action. Its session is local
+    /// here, so it only returns to `redirectUrl` when a requestor registered that URL (never an open redirect), or
+    /// says the viewer is signed out.
+    func logoutPage(_ mvpd: ServiceProviderConfiguration.MVPD, redirectURL: String?) -> Response {
+        if let redirectURL, configuration.requestors.contains(where: { $0.allowedRedirectURLs.contains(redirectURL) }) {
+            return Response(status: .found, headers: [.location: redirectURL, .cacheControl: "no-store"])
+        }
+        return HTMLPage.page(
+            .ok, title: "\(mvpd.displayName): signed out", body: "<p>You are signed out of \(HTMLForm.escape(mvpd.displayName)).</p>")
     }
 
     private func mvpd(_ id: String?) -> ServiceProviderConfiguration.MVPD? {

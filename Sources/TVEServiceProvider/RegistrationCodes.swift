@@ -20,6 +20,8 @@ public final class RegistrationCodes: Sendable {
 
     private struct Entry {
         var record: Record
+        /// The client that created the code: only it may read, delete or poll it.
+        var client: String
         /// A browser login completed with this code: it cannot start another.
         var used = false
     }
@@ -42,23 +44,37 @@ public final class RegistrationCodes: Sendable {
         return String(characters)
     }
 
-    func create(requestor: String, deviceID: String, deviceInfo: String, mvpd: String?, ttl: Int64, userAgent: String?) -> Record? {
+    /// Live codes one client may hold at once (so that one client cannot fill the table).
+    static let maximumCodesPerClient = 100
+
+    func create(
+        requestor: String, client: String, deviceID: String, deviceInfo: String, mvpd: String?, ttl: Int64, userAgent: String?
+    ) throws(ServiceProviderError) -> Record {
         let now = clock.nowMilliseconds
-        guard let code = Self.randomCode() else { return nil }
+        guard let code = Self.randomCode() else { throw .internalError }
         let record = Record(
             id: UUID().uuidString.lowercased(), code: code, requestor: requestor, mvpd: mvpd, generated: now,
             expires: now + ttl * 1000,
             info: .init(deviceID: deviceID, deviceInfo: deviceInfo, userAgent: userAgent, authorizationType: "OAUTH2"))
-        return codes.withLock { codes -> Record? in
+        let stored = codes.withLock { codes -> Result<Record, ServiceProviderError> in
             if codes.count >= maximumCodes { codes = codes.filter { $0.value.record.expires > now } }
-            guard codes.count < maximumCodes, codes[code] == nil else { return nil }
-            codes[code] = Entry(record: record)
-            return record
+            guard codes.count < maximumCodes, codes[code] == nil else { return .failure(.busy) }
+            let held = codes.values.lazy.filter { $0.client == client && $0.record.expires > now }.prefix(Self.maximumCodesPerClient).count
+            guard held < Self.maximumCodesPerClient else {
+                return .failure(
+                    ServiceProviderError(
+                        status: 429, code: "too_many_requests", message: "Too Many Requests",
+                        details: "this client holds \(Self.maximumCodesPerClient) live registration codes; delete or let some expire",
+                        action: .retry))
+            }
+            codes[code] = Entry(record: record, client: client)
+            return .success(record)
         }
+        return try stored.get()
     }
 
-    /// The record of a live code, or nil (unknown or expired).
-    public func record(_ code: String) -> Record? {
+    /// The record of a live code that `client` created, or nil (unknown, expired, or another client's).
+    func record(_ code: String, client: String) -> Record? {
         let now = clock.nowMilliseconds
         return codes.withLock { codes -> Record? in
             guard let entry = codes[code] else { return nil }
@@ -66,16 +82,16 @@ public final class RegistrationCodes: Sendable {
                 codes[code] = nil
                 return nil
             }
-            return entry.record
+            return entry.client == client ? entry.record : nil
         }
     }
 
-    /// The record of a live code of `requestor` that no login has used yet.
-    func loginRecord(_ code: String, requestor: String) -> Record? {
+    /// The record of a live code of `requestor` that no login has used yet, with the client that created it.
+    func loginRecord(_ code: String, requestor: String) -> (record: Record, client: String)? {
         let now = clock.nowMilliseconds
         return codes.withLock { codes in
             guard let entry = codes[code], entry.record.expires > now, !entry.used, entry.record.requestor == requestor else { return nil }
-            return entry.record
+            return (entry.record, entry.client)
         }
     }
 
@@ -92,10 +108,10 @@ public final class RegistrationCodes: Sendable {
         }
     }
 
-    /// Deletes a code of `requestor`, in one step.
-    func delete(_ code: String, requestor: String) -> Bool {
+    /// Deletes a code of `requestor` that `client` created, in one step.
+    func delete(_ code: String, requestor: String, client: String) -> Bool {
         codes.withLock { codes in
-            guard codes[code]?.record.requestor == requestor else { return false }
+            guard let entry = codes[code], entry.record.requestor == requestor, entry.client == client else { return false }
             codes[code] = nil
             return true
         }
@@ -103,16 +119,13 @@ public final class RegistrationCodes: Sendable {
 }
 
 extension ServiceProvider {
-    func addRegistrationCodeRoutes<Context: RequestContext>(to router: Router<Context>) {
+    func addRegistrationCodeRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         api(router, .post, "reggie/v1/:requestor/regcode") { call in
             let requestor = try call.pathRequestor()
-            try call.requireClient(requestor: requestor.id)
+            let client = try call.requireClient(requestor: requestor.id)
             let deviceID = try call.deviceID()
-            guard let deviceInfo = call.field("device_info") ?? ClientRegistry.deviceInfoHeader.flatMap({ call.request.headers[$0] }),
-                APICall.isAcceptable(deviceInfo, limit: 2048)
-            else {
-                throw ServiceProviderError.badRequest("invalid_device_info", "device_info (or X-Device-Info) is required")
-            }
+            // Optional, as public clientless clients register without it (the one v1 rule, APICall.deviceInfo()).
+            let deviceInfo = try call.deviceInfo() ?? ""
             var ttl = RegistrationCodes.defaultTTL
             if let text = call.field("ttl") {
                 guard let value = Int64(text), value > 0, value <= RegistrationCodes.maximumTTL else {
@@ -123,28 +136,24 @@ extension ServiceProvider {
             if let mvpd = call.field("mvpd"), self.configuration.mvpd(mvpd, for: requestor.id) == nil {
                 throw ServiceProviderError.unknownMVPD
             }
-            guard
-                let record = self.codes.create(
-                    requestor: requestor.id, deviceID: deviceID, deviceInfo: deviceInfo, mvpd: call.field("mvpd"),
-                    ttl: ttl, userAgent: call.request.headers[.userAgent].map { String($0.prefix(512)) })
-            else {
-                throw ServiceProviderError.busy
-            }
+            let record = try self.codes.create(
+                requestor: requestor.id, client: client, deviceID: deviceID, deviceInfo: deviceInfo, mvpd: call.field("mvpd"),
+                ttl: ttl, userAgent: call.request.headers[.userAgent].map { String($0.prefix(512)) })
             return Response.json(.created, record)
         }
         api(router, .get, "reggie/v1/:requestor/regcode/:code") { call in
             let requestor = try call.pathRequestor()
-            try call.requireClient(requestor: requestor.id)
-            guard let record = self.codes.record(call.path.get("code") ?? ""), record.requestor == requestor.id else {
+            let client = try call.requireClient(requestor: requestor.id)
+            guard let record = self.codes.record(call.path.get("code") ?? "", client: client), record.requestor == requestor.id else {
                 throw ServiceProviderError.registrationCodeNotFound
             }
             return Response.json(.ok, record)
         }
         api(router, .delete, "reggie/v1/:requestor/regcode/:code") { call in
             let requestor = try call.pathRequestor()
-            try call.requireClient(requestor: requestor.id)
+            let client = try call.requireClient(requestor: requestor.id)
             let code = call.path.get("code") ?? ""
-            guard self.codes.delete(code, requestor: requestor.id) else {
+            guard self.codes.delete(code, requestor: requestor.id, client: client) else {
                 throw ServiceProviderError.registrationCodeNotFound
             }
             return Response(status: .noContent)

@@ -61,31 +61,35 @@ public struct ServiceProvider: Sendable {
         self.configuration = configuration
         self.keys = keys
         self.clock = clock
+        attempts = AttemptLimiter(limits: attemptLimits, capacity: stateCapacity)
         registry = ClientRegistry(statementKeys: keys.softwareStatementKeys, clock: clock)
         codes = RegistrationCodes(maximumCodes: stateCapacity, clock: clock)
         state = ServiceProviderState(capacity: stateCapacity)
         v2 = V2State(capacity: stateCapacity)
-        attempts = AttemptLimiter(limits: attemptLimits, capacity: stateCapacity)
         issuer = MediaTokenIssuer(privateKey: keys.mediaTokenSigningKey, clock: clock)
-        identityProvider = LocalIdentityProvider(configuration: configuration, signingKey: keys.identityProviderSigningKey, clock: clock)
+        identityProvider = LocalIdentityProvider(
+            configuration: configuration, signingKey: keys.identityProviderSigningKey, clock: clock, attempts: attempts)
         throttle = configuration.throttling ? TokenBucketThrottle(clock: clock) : nil
     }
 
-    /// Adds every route of the service provider and of its identity provider, with the throttle when configured.
-    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+    /// Adds every route of the service provider and of its identity provider to `router`, on a route group of their
+    /// own that carries the throttle when it is configured (the caller's other routes are not throttled). The context
+    /// must carry the peer's address: the throttle and the attempt limits count per address.
+    public func addRoutes<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
+        let group = router.group()
         if let throttle {
-            router.middlewares.add(
-                ThrottlingMiddleware<Context>(
-                    throttle: throttle, enhancedErrors: configuration.enhancedErrors,
-                    trustsForwardedFor: configuration.trustsForwardedFor))
+            group.add(
+                middleware: ThrottlingMiddleware<Context>(
+                    throttle: throttle, enhancedErrors: configuration.enhancedErrors, trustsForwardedFor: configuration.trustsForwardedFor))
         }
-        registry.addRoutes(to: router)
-        addRegistrationCodeRoutes(to: router)
-        addAuthenticationRoutes(to: router)
-        addAuthorizationRoutes(to: router)
-        identityProvider.addRoutes(to: router)
-        addV2Routes(to: router)
-        api(router, .get, "api/v1/config/:requestor") { call in
+        registry.addRoutes(to: group)
+        addRegistrationCodeRoutes(to: group)
+        addAuthenticationRoutes(to: group)
+        addAuthorizationRoutes(to: group)
+        identityProvider.addRoutes(to: group)
+        addV2Routes(to: group)
+        addActivationRoutes(to: group)
+        api(group, .get, "api/v1/config/:requestor") { call in
             let requestor = try call.pathRequestor()
             try call.requireClient(requestor: requestor.id)
             return Response.json(
@@ -97,12 +101,13 @@ public struct ServiceProvider: Sendable {
 
     /// Registers an API handler: errors it throws become the configured error shape.
     func api<Context: RequestContext>(
-        _ router: Router<Context>, _ method: HTTPRequest.Method, _ path: RouterPath,
+        _ router: some RouterMethods<Context>, _ method: HTTPRequest.Method, _ path: RouterPath,
         _ handler: @escaping @Sendable (APICall) async throws -> Response
     ) {
         router.on(path, method: method) { request, context -> Response in
             do {
-                let call = try await APICall(provider: self, request: request, parameters: context.parameters)
+                let call = try await APICall(
+                    provider: self, request: request, parameters: context.parameters, address: LocalIdentityProvider.address(context))
                 return try await handler(call)
             } catch let error as ServiceProviderError {
                 return error.response(enhanced: self.configuration.enhancedErrors)

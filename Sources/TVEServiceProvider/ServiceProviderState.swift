@@ -53,6 +53,8 @@ struct ExpiringTable<Value: Sendable>: Sendable {
 /// A browser login in progress: created by `GET /api/v1/authenticate`, consumed (once) by the assertion consumer.
 struct PendingLogin: Sendable {
     let requestor: String
+    /// The client the device's state belongs to (v1; v2 sessions carry their own).
+    let client: String
     let mvpd: String
     let deviceID: String
     let registrationCode: String?
@@ -108,14 +110,17 @@ final class ServiceProviderState: Sendable {
         nonces = Locked(.init(capacity: capacity))
     }
 
-    /// The key of a device's state for a requestor. Neither part can hold NUL (fields with control characters are
-    /// refused), so keys are unique.
-    static func deviceKey(_ requestor: String, _ deviceID: String) -> String { requestor + "\u{0}" + deviceID + "\u{0}" }
+    /// The key of a device's state for a requestor and the client that acts for it (``APICall/requireClient(requestor:)``):
+    /// another client naming the same `deviceId` reaches other state. No part can hold NUL (fields with control
+    /// characters are refused), so keys are unique.
+    static func deviceKey(_ requestor: String, _ client: String, _ deviceID: String) -> String {
+        requestor + "\u{0}" + client + "\u{0}" + deviceID + "\u{0}"
+    }
 
     /// A device's authorization of a resource: the resource is hashed, so that a 16 KiB MRSS resource costs 64 bytes.
-    static func authorizationKey(_ requestor: String, _ deviceID: String, _ resource: String) -> String {
+    static func authorizationKey(_ requestor: String, _ client: String, _ deviceID: String, _ resource: String) -> String {
         let digest = (try? HashFunction.sha256.hash(Array(resource.utf8))) ?? Array(resource.utf8.prefix(64))
-        return deviceKey(requestor, deviceID) + digest.map { String(format: "%02x", $0) }.joined()
+        return deviceKey(requestor, client, deviceID) + digest.map { String(format: "%02x", $0) }.joined()
     }
 
     /// Records a replay-protected identifier until `expires`.
@@ -127,7 +132,7 @@ final class ServiceProviderState: Sendable {
     }
 
     /// Ends a device's authentication; its authorizations die with the session GUID they name.
-    func logout(requestor: String, deviceID: String) {
-        identity.withLock { $0.sessions.remove(Self.deviceKey(requestor, deviceID)) }
+    func logout(requestor: String, client: String, deviceID: String) {
+        identity.withLock { $0.sessions.remove(Self.deviceKey(requestor, client, deviceID)) }
     }
 }

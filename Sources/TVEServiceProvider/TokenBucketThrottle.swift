@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import TVECrypto
 import TVETokens
+import TVEPassAPIv2
 
 /// Adobe's throttle: a token bucket per device — 1 request per second, an initial burst of 10 — and HTTP 429 once it
 /// is empty. The device is the peer address, or the first `X-Forwarded-For` address when the service provider trusts
@@ -56,29 +57,27 @@ public final class TokenBucketThrottle: Sendable {
     }
 }
 
-/// Applies a ``TokenBucketThrottle`` to the service provider (`/api/`, `/o/client/`, `/reggie/`) and to the identity
-/// provider's pages (`/idp/`, where passwords are tried); the verification service is not throttled.
-struct ThrottlingMiddleware<Context: RequestContext>: RouterMiddleware {
+/// Applies a ``TokenBucketThrottle`` to the routes of the group it is added to: the service provider's (v1, v2,
+/// client registration, second screen) and its identity provider's pages (where passwords are tried). The
+/// verification service, and any route of the caller's outside that group, is not throttled.
+struct ThrottlingMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
     let throttle: TokenBucketThrottle
     let enhancedErrors: Bool
     let trustsForwardedFor: Bool
-    static var throttledPrefixes: Set<Substring> { ["api", "o", "reggie", "idp"] }
 
     static var forwardedFor: HTTPField.Name? { HTTPField.Name("X-Forwarded-For") }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // The first non-empty segment: the router ignores empty ones, so `//api/…` must count as `/api/…`.
-        guard let first = request.uri.path.split(separator: "/").first, Self.throttledPrefixes.contains(first) else {
-            return try await next(request, context)
-        }
         let forwarded =
             trustsForwardedFor
             ? Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
             : nil
-        let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
+        let peer = context.remoteAddress?.ipAddress
         let device = String((forwarded ?? peer ?? "unknown").prefix(64))
         guard throttle.allow(device) else {
-            var response = ServiceProviderError.throttled.response(enhanced: enhancedErrors)
+            // REST API v2 answers only in the enhanced shape.
+            let enhanced = enhancedErrors || request.uri.path.hasPrefix(PassAPIv2.pathPrefix + "/")
+            var response = ServiceProviderError.throttled.response(enhanced: enhanced)
             response.headers[.retryAfter] = "1"
             return response
         }

@@ -92,6 +92,9 @@ struct ProviderHarness: Sendable {
     let provider: ServiceProvider
     let bearer: String
 
+    /// The client the service provider keys this app's device state by (its access token's client).
+    var client: String { "bearer\u{0}" + (provider.registry.client(forBearer: bearer) ?? "") }
+
     /// `GET` an API path as the registered app, with `requestor` and `deviceId` added.
     func api(
         _ path: String, device: String = "device-1", _ extra: [(String, String)] = [], method: String = "GET",

@@ -162,11 +162,13 @@ struct AuthenticationFlowTests {
             let user = try #require(provider.configuration.mvpds.first?.users.first)
             let response = try provider.identityProvider.signedResponse(mvpdID: "SandboxCable", user: user, inResponseTo: "_request-1")
             try provider.establishSession(
-                samlResponse: response, requestor: ProviderHarness.requestor, mvpdID: "SandboxCable", deviceID: "d1",
+                samlResponse: response, requestor: ProviderHarness.requestor, client: sandbox.client, mvpdID: "SandboxCable",
+                deviceID: "d1",
                 requestID: "_request-1", platformSSO: false)
             #expect(throws: ServiceProviderError.self) {
                 try provider.establishSession(
-                    samlResponse: response, requestor: ProviderHarness.requestor, mvpdID: "SandboxCable", deviceID: "d2",
+                    samlResponse: response, requestor: ProviderHarness.requestor, client: sandbox.client, mvpdID: "SandboxCable",
+                    deviceID: "d2",
                     requestID: "_request-1", platformSSO: false)
             }
             #expect(try await sandbox.api("api/v1/checkauthn", device: "d1").status == 200)

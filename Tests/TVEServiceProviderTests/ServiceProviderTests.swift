@@ -17,7 +17,7 @@ struct ServiceProviderTests {
     func config() async throws {
         let keys = try #require(SharedKeys.sandbox)
         let provider = try ServiceProvider(configuration: .sandbox, keys: keys.serviceProviderKeys)
-        let router = Router()
+        let router = Router(context: ServerRequestContext.self)
         provider.addRoutes(to: router)
         try await LocalServer.run(router) { url in try await self.exercise(url, key: keys.softwareStatementKey) }
     }

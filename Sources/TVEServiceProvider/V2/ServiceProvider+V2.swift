@@ -12,7 +12,7 @@ import TVETokens
 extension ServiceProvider {
     /// Serves REST API v2 under `/api/v2`: the generated server stubs of Adobe's contract on their own router group,
     /// behind ``V2Gate``.
-    func addV2Routes<Context: RequestContext>(to router: Router<Context>) {
+    func addV2Routes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         let group = router.group(RouterPath(PassAPIv2.pathPrefix)).add(middleware: PeerAddressMiddleware<Context>())
         let handlers = V2Handlers(provider: self)
         do {

@@ -28,7 +28,7 @@ extension V2Handlers {
         let relay = ClientRegistry.randomToken()
         let requestID = "_" + ClientRegistry.randomToken()
         let login = PendingLogin(
-            requestor: caller.requestor.id, mvpd: mvpd.id, deviceID: session.deviceID, registrationCode: nil,
+            requestor: caller.requestor.id, client: session.clientID, mvpd: mvpd.id, deviceID: session.deviceID, registrationCode: nil,
             redirectURL: session.redirectURL, requestID: requestID, v2Code: session.code)
         guard provider.state.logins.withLock({ $0.insert(relay, login, expires: now + ServiceProvider.loginLifetime, now: now) }) else {
             throw ServiceProviderError.busy

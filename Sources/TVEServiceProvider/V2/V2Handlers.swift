@@ -154,7 +154,11 @@ struct SessionParameters {
                 throw V2Errors.badRequest("invalid_parameter_service_provider", "domainName is not a domain of this service provider")
             }
         }
-        if let redirectURL, !requestor.allowedRedirectURLs.contains(redirectURL) { throw V2Errors.invalidRedirectURL }
+        if let redirectURL, !requestor.allowedRedirectURLs.contains(redirectURL),
+            redirectURL != ServiceProvider.activationDonePath(requestor.id)
+        {
+            throw V2Errors.invalidRedirectURL
+        }
         self.mvpd = mvpd
         self.domainName = domainName
         self.redirectURL = redirectURL
