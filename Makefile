@@ -5,7 +5,7 @@ SWIFT ?= swift
 # pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make speed` for its comparison.
 APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl python3
 
-.PHONY: all deps build lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
+.PHONY: all deps build browser-test lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
 
 all: build
 
@@ -61,6 +61,15 @@ postgres:
 postgres-stop:
 	@scripts/postgres.sh stop
 
+# The second-screen REST API v2 login in a real browser: headless Chromium (Debian's chromium and chromium-driver, installed
+# when missing) driven over WebDriver by scripts/browser-test.py against `tvekit serve` on loopback, with JavaScript
+# on and off; screenshots in .build/browser-test/.
+BROWSER_PACKAGES := chromium chromium-driver
+browser-test: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BROWSER_PACKAGES)"
+	$(SWIFT) build --product tvekit
+	python3 scripts/browser-test.py
+
 # The main job: walk the AccessEnabler cookbook against the local service provider (tvekit demo).
 demo: deps
 	$(SWIFT) build --product tvekit
@@ -92,6 +101,7 @@ fuzz: deps
 	$(MAKE) fuzz-one FUZZER=FuzzSAMLParser MAX_LEN=60000 DICT=Fuzz/FuzzSAML.dict
 	$(MAKE) fuzz-one FUZZER=FuzzC14N MAX_LEN=60000 DICT=Fuzz/FuzzSAML.dict
 	$(MAKE) fuzz-one FUZZER=FuzzSAMLVerify MAX_LEN=60000 DICT=Fuzz/FuzzSAML.dict
+	$(MAKE) fuzz-one FUZZER=FuzzV2Requests MAX_LEN=20000
 
 # One fuzzer: make fuzz-one FUZZER=FuzzMetadata [FUZZ_SECONDS=...] [FUZZ_JOBS=...]
 MAX_LEN ?= 70000

@@ -64,11 +64,27 @@ public struct HTMLForm: Sendable, Hashable {
         return escaped
     }
 
-    /// Reverses ``escape(_:)``.
+    /// Reverses ``escape(_:)``, Unicode scalar by scalar (an entity followed by a combining mark is still one).
     public static func unescape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&amp;", with: "&")
+        let entities: [(String, Unicode.Scalar)] = [("&quot;", "\""), ("&#39;", "'"), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&")]
+        let scalars = Array(text.unicodeScalars)
+        var result = String.UnicodeScalarView()
+        var index = 0
+        outer: while index < scalars.count {
+            if scalars[index] == "&" {
+                for (entity, scalar) in entities {
+                    let pattern = Array(entity.unicodeScalars)
+                    if index + pattern.count <= scalars.count, Array(scalars[index..<index + pattern.count]) == pattern {
+                        result.append(scalar)
+                        index += pattern.count
+                        continue outer
+                    }
+                }
+            }
+            result.append(scalars[index])
+            index += 1
+        }
+        return String(result)
     }
 
     /// The capture groups of every match of `pattern`.

@@ -23,7 +23,15 @@ struct APICall: Sendable {
         self.request = request
         self.address = address
         path = parameters
-        var fields = FormCodec.decode(request.uri.query ?? "")
+        // A Bearer token is checked before any body is read or decoded: an unknown client costs nothing.
+        if let authorization = request.headers[.authorization], authorization.prefix(7).lowercased() == "bearer ",
+            provider.registry.client(forBearer: authorization) == nil
+        {
+            throw .unauthorizedClient
+        }
+        let query = request.uri.query ?? ""
+        guard Self.fieldCount(query.utf8) <= Self.maximumFields else { throw Self.tooManyFields }
+        var fields = FormCodec.decode(query)
         if request.method == .post || request.method == .delete,
             request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
         {
@@ -32,6 +40,7 @@ struct APICall: Sendable {
                     status: 413, code: "invalid_parameter", message: "Payload Too Large",
                     details: "the body is over \(ServiceProvider.maximumBodyBytes) bytes", action: .none)
             }
+            guard Self.fieldCount(body.readableBytesView) + fields.count <= Self.maximumFields else { throw Self.tooManyFields }
             fields += FormCodec.decode(String(decoding: body.readableBytesView, as: UTF8.self))
         }
         self.fields = fields
@@ -144,6 +153,26 @@ struct APICall: Sendable {
 }
 
 extension APICall {
+    /// The most fields a call may carry (query and body together); counted before anything is decoded.
+    static let maximumFields = 256
+
+    static let tooManyFields = ServiceProviderError.badRequest("invalid_parameter", "a request carries at most \(maximumFields) fields")
+
+    /// The number of `name=value` pairs a form text holds, counted on its bytes.
+    static func fieldCount(_ bytes: some Sequence<UInt8>) -> Int {
+        var count = 0
+        var pairHasBytes = false
+        for byte in bytes {
+            if byte == UInt8(ascii: "&") {
+                if pairHasBytes { count += 1 }
+                pairHasBytes = false
+            } else {
+                pairHasBytes = true
+            }
+        }
+        return count + (pairHasBytes ? 1 : 0)
+    }
+
     /// A field value is acceptable: not empty, at most `limit` bytes, no control characters.
     static func isAcceptable(_ value: String, limit: Int) -> Bool {
         !value.isEmpty && value.utf8.count <= limit && !value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }

@@ -1,14 +1,24 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// Runs a router on loopback for the length of a closure, then shuts the server down gracefully: open connections
 /// finish instead of being cancelled under their writers. For tests, `tvekit demo` and tools.
 public enum LocalServer {
+    /// How long a connection may stay idle (no request, or between requests) before it is closed: 10 seconds.
+    public static let idleTimeout: TimeAmount = .seconds(10)
+
+    /// HTTP/1.1 with ``idleTimeout``: the server the service provider runs on (here and in `tvekit serve`).
+    public static func http1(idleTimeout: TimeAmount = idleTimeout) -> HTTPServerBuilder {
+        .http1(configuration: .init(idleTimeout: idleTimeout))
+    }
+
     /// Serves `router` on `host:port` (0 picks a free port) while `body` runs with the server's base URL.
     public static func run<Context: RequestContext, T: Sendable>(
-        _ router: Router<Context>, host: String = "127.0.0.1", port: Int = 0, logger: Logger? = nil,
+        _ router: Router<Context>, host: String = "127.0.0.1", port: Int = 0, idleTimeout: TimeAmount = idleTimeout, logger: Logger? = nil,
         _ body: @Sendable (URL) async throws -> T
     ) async throws -> T where Context.Source == ApplicationRequestContextSource {
         var quiet = Logger(label: "tvekit.local-server")
@@ -16,7 +26,7 @@ public enum LocalServer {
         let logger = logger ?? quiet
         let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
         let app = Application(
-            router: router, configuration: .init(address: .hostname(host, port: port)),
+            router: router, server: http1(idleTimeout: idleTimeout), configuration: .init(address: .hostname(host, port: port)),
             onServerRunning: { channel in continuation.yield(channel.localAddress?.port) }, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         return try await withThrowingTaskGroup(of: T?.self) { tasks in

@@ -35,6 +35,8 @@ public struct ServiceProvider: Sendable {
     let v2: V2State
     /// Failed-attempt limits (codes, passwords).
     public let attempts: AttemptLimiter
+    /// How long a request's body may take to arrive (10 s by default); a slower one gets 408 and a closed connection.
+    public let bodyReadTimeout: Duration
     let issuer: MediaTokenIssuer
     let clock: any MediaTokenClock
     let throttle: TokenBucketThrottle?
@@ -50,8 +52,9 @@ public struct ServiceProvider: Sendable {
     ///   is not empty.
     public init(
         configuration: ServiceProviderConfiguration, keys: ServiceProviderKeys, clock: any MediaTokenClock = SystemMediaTokenClock(),
-        stateCapacity: Int = 100_000, attemptLimits: AttemptLimiter.Limits = .init()
+        stateCapacity: Int = 100_000, attemptLimits: AttemptLimiter.Limits = .init(), bodyReadTimeout: Duration = .seconds(10)
     ) throws {
+        self.bodyReadTimeout = bodyReadTimeout
         let problems = configuration.problems
         guard problems.isEmpty else {
             throw ServiceProviderError(
@@ -77,6 +80,7 @@ public struct ServiceProvider: Sendable {
     /// must carry the peer's address: the throttle and the attempt limits count per address.
     public func addRoutes<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
         let group = router.group()
+        group.add(middleware: BodyReadTimeoutMiddleware<Context>(limit: Self.maximumBodyBytes, timeout: bodyReadTimeout))
         if let throttle {
             group.add(
                 middleware: ThrottlingMiddleware<Context>(

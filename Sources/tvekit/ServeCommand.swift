@@ -196,7 +196,7 @@ struct ServeCommand: AsyncParsableCommand {
         var quiet = Logger(label: "tvekit.serve")
         quiet.logLevel = .error
         return Application(
-            router: router, configuration: .init(address: .hostname(host, port: port)),
+            router: router, server: LocalServer.http1(), configuration: .init(address: .hostname(host, port: port)),
             onServerRunning: { channel in
                 Output.progress("local service provider listening on http://\(host):\(channel.localAddress?.port ?? port)")
             }, logger: quiet)

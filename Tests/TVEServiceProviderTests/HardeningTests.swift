@@ -1,0 +1,218 @@
+import Foundation
+import Hummingbird
+import Testing
+import TVECrypto
+import TVEPassAPI
+import TVEPassAPIv2
+import TVESandbox
+@testable import TVEServiceProvider
+import TVETokens
+
+/// Each test is named after the attack it stops.
+@Suite("Local service provider: hardening")
+struct HardeningTests {
+    @Test("anotherClientOnASignedInDevice (v2): another app's token with the same device identifier sees no profile and gets no token")
+    func anotherClientOnASignedInDeviceV2() async throws {
+        try await withSandbox { sandbox in
+            let tv = V2Device(sandbox)
+            let code = try await tv.login()
+            let intruderBearer = try await registerApp(sandbox.http.base, keys: sandbox.keys, clock: sandbox.clock)
+            let intruder = V2Device(sandbox, bearer: intruderBearer)
+            #expect(try await intruder.profiles().isEmpty)
+            let decision = try #require(try await intruder.decisions("authorize", ["news"]).first)
+            #expect(decision.authorized == false)
+            #expect(decision.token == nil)
+            #expect(decision.error?.code == "authenticated_profile_missing")
+            let byCode = try await intruder.raw("GET", "tvekit-sandbox/profiles/code/\(code)")
+            #expect(byCode.status == 400)
+            #expect(byCode.json["code"] as? String == "invalid_parameter_code")
+            let logout = try await intruder.raw("GET", "tvekit-sandbox/logout/SandboxCable")
+            #expect(((logout.json["logouts"] as? [String: Any])?["SandboxCable"] as? [String: Any])?["actionName"] as? String == "invalid")
+            // The real device is still signed in.
+            #expect(try await tv.profiles()["SandboxCable"] != nil)
+        }
+    }
+
+    @Test("anotherClientOnASignedInDevice (v1): another client naming the same deviceId gets no token, metadata, logout or code")
+    func anotherClientOnASignedInDeviceV1() async throws {
+        try await withSandbox { sandbox in
+            let (location, _) = try await sandbox.browserLogin()
+            #expect(location == "adobepass://ios.app")
+            #expect(try await sandbox.api("api/v1/checkauthn").status == 200)
+            let code = try await sandbox.registrationCode()
+            let intruder = try await registerApp(sandbox.http.base, keys: sandbox.keys, clock: sandbox.clock)
+            #expect(try await sandbox.api("api/v1/checkauthn", authorization: intruder).status == 403)
+            #expect(try await sandbox.api("api/v1/authorize", [("resource", "news")], authorization: intruder).status == 403)
+            #expect(try await sandbox.api("api/v1/tokens/media", [("resource", "news")], authorization: intruder).status == 412)
+            #expect(try await sandbox.api("api/v1/tokens/usermetadata", authorization: intruder).status == 412)
+            #expect(try await sandbox.api("api/v1/logout", method: "DELETE", authorization: intruder).status == 204)
+            #expect(try await sandbox.api("api/v1/checkauthn").status == 200)
+            let read = try await sandbox.http.send("GET", "reggie/v1/tvekit-sandbox/regcode/\(code)", headers: ["Authorization": intruder])
+            #expect(read.status == 404)
+            let delete = try await sandbox.http.send(
+                "DELETE", "reggie/v1/tvekit-sandbox/regcode/\(code)", headers: ["Authorization": intruder])
+            #expect(delete.status == 404)
+            #expect(
+                try await sandbox.http.send("GET", "reggie/v1/tvekit-sandbox/regcode/\(code)", headers: ["Authorization": sandbox.bearer])
+                    .status == 200)
+        }
+    }
+
+    @Test("cachedSecrets: registration, access token, registration code, media token and v2 answers are Cache-Control: no-store")
+    func cachedSecrets() async throws {
+        try await withSandbox { sandbox in
+            let token = try await sandbox.http.send(
+                "POST", "o/client/token", form: [("client_id", "x"), ("client_secret", "y"), ("grant_type", "client_credentials")])
+            #expect(token.header("Cache-Control") == "no-store")
+            let created = try await sandbox.http.send(
+                "POST", "reggie/v1/tvekit-sandbox/regcode", form: [("deviceId", "device-1")], headers: ["Authorization": sandbox.bearer])
+            #expect(created.status == 201)
+            #expect(created.header("Cache-Control") == "no-store")
+            _ = try await sandbox.browserLogin()
+            #expect(try await sandbox.api("api/v1/authorize", [("resource", "news")]).status == 200)
+            let media = try await sandbox.api("api/v1/tokens/media", [("resource", "news")])
+            #expect(media.status == 200)
+            #expect(media.header("Cache-Control") == "no-store")
+            let tv = V2Device(sandbox)
+            let session = try await tv.raw("POST", "tvekit-sandbox/sessions", form: [("domainName", "tvekit.test")])
+            #expect(session.header("Cache-Control") == "no-store")
+        }
+    }
+
+    @Test("passwordGuessing: wrong passwords stop at the limit per account, even with the right one after it")
+    func passwordGuessing() async throws {
+        try await withSandbox { sandbox in
+            for _ in 0..<5 {
+                let answer = try await sandbox.http.send(
+                    "POST", "idp/SandboxSSO/sso", form: [("username", "sso-viewer"), ("password", "guess"), ("request_id", "_r1")])
+                #expect(answer.status == 401)
+            }
+            let locked = try await sandbox.http.send(
+                "POST", "idp/SandboxSSO/sso", form: [("username", "sso-viewer"), ("password", "sandbox-password"), ("request_id", "_r1")])
+            #expect(locked.status == 429)
+            #expect(locked.json["status"] as? Int == 429)
+            // The login page refuses too, and says so.
+            let (_, pages) = try await sandbox.browserLogin(mvpd: "SandboxSSO", username: "sso-viewer")
+            #expect(pages.last?.status == 429)
+            // Another account is not locked; after the window, the account works again.
+            sandbox.clock.advance(seconds: 901)
+            let again = try await sandbox.http.send(
+                "POST", "idp/SandboxSSO/sso", form: [("username", "sso-viewer"), ("password", "sandbox-password"), ("request_id", "_r1")])
+            #expect(again.status == 200)
+        }
+    }
+
+    @Test("codeGuessing: unknown codes stop at the limit per address, for v1 reg_code, v2 authenticate and the activation page")
+    func codeGuessing() async throws {
+        try await withSandbox { sandbox in
+            for attempt in 0..<20 {
+                let path =
+                    attempt % 2 == 0 ? "api/v2/authenticate/tvekit-sandbox/GUESS\(attempt)" : "activate/tvekit-sandbox?code=GUESS\(attempt)"
+                let answer = try await sandbox.http.send("GET", path)
+                #expect(answer.status == 400)
+            }
+            let real = try await V2Device(sandbox).createSession(mvpd: "SandboxCable")
+            let blocked = try await sandbox.http.send("GET", "api/v2/authenticate/tvekit-sandbox/\(try #require(real.code))")
+            #expect(blocked.status == 429)
+            #expect(blocked.json["code"] as? String == "maximum_attempts_exceeded")
+            let v1 = try await sandbox.http.send(
+                "GET", "api/v1/authenticate", query: [("requestor_id", "tvekit-sandbox"), ("mso_id", "SandboxCable"), ("reg_code", "NOPE")])
+            #expect(v1.status == 429)
+            #expect(try await sandbox.http.send("GET", "activate/tvekit-sandbox?code=ANY").status == 429)
+        }
+    }
+
+    @Test("unescapedQuoteWithCombiningMark: a quote followed by a combining mark is escaped")
+    func unescapedQuoteWithCombiningMark() {
+        let text = "\"\u{301} onmouseover=alert(1) x=\"\u{301}"
+        let escaped = HTMLForm.escape(text)
+        #expect(!escaped.unicodeScalars.contains("\""))
+        #expect(escaped.hasPrefix("&quot;\u{301}"))
+        #expect(HTMLForm.unescape(escaped) == text)
+        #expect(HTMLForm.escape("<a href='x'>&") == "&lt;a href=&#39;x&#39;&gt;&amp;")
+    }
+
+    @Test(
+        "scriptRedirectURI: DCR refuses javascript:, data: and other schemes a browser runs",
+        arguments: [
+            "javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,<script>", "vbscript:x", "file:///etc/passwd", "no scheme",
+        ])
+    func scriptRedirectURI(uri: String) throws {
+        let keys = try #require(SharedKeys.sandbox)
+        let registry = ClientRegistry(statementKeys: [keys.softwareStatementKey.publicKey])
+        let statement = try SoftwareStatement.issue(subject: "app", issuedAt: 1_700_000_000, signingKey: keys.softwareStatementKey)
+        #expect(throws: ClientRegistrationError.self) { try registry.register(softwareStatement: statement.compact, redirectURI: uri) }
+        for good in ["https://app.example/cb", "adobepass://ios.app", "com.example.app:/cb"] {
+            #expect(try registry.register(softwareStatement: statement.compact, redirectURI: good).redirectURIs == [good])
+        }
+    }
+
+    @Test("throttleOnTheWholeRouter: the throttle covers the provider's routes only, and v2 answers it in Adobe's shape")
+    func throttleOnlyOnTheProvidersRoutes() async throws {
+        var configuration = ServiceProviderConfiguration.sandbox
+        configuration.throttling = true
+        let keys = try #require(SharedKeys.sandbox)
+        let provider = try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys, clock: TestClock())
+        let router = Router(context: ServerRequestContext.self)
+        router.get("health") { _, _ in "ok" }
+        provider.addRoutes(to: router)
+        try await LocalServer.run(router) { url in
+            let http = HTTPClient(base: url)
+            var statuses: [Int] = []
+            for _ in 0..<12 { statuses.append(try await http.send("GET", "api/v2/tvekit-sandbox/configuration").status) }
+            #expect(statuses.prefix(10).allSatisfy { $0 == 401 })
+            let throttled = try await http.send("GET", "api/v2/tvekit-sandbox/configuration")
+            #expect(throttled.status == 429)
+            #expect(throttled.json["code"] as? String == "too_many_requests")
+            #expect(throttled.json["action"] as? String == "retry")
+            #expect(try await http.send("GET", "health").status == 200)
+        }
+    }
+
+    @Test("clientless checkauthn with the requestor only in the signed header; a mismatching field stays an error")
+    func clientlessRequestorFromHeader() async throws {
+        try await withSandbox { sandbox in
+            let signer = try ClientlessRequestSigner(
+                requestorID: ProviderHarness.requestor, publicKey: "sandbox-public-key",
+                secret: SecureBytes(utf8: "sandbox-secret"), clock: sandbox.clock)
+            // Registration without device_info, as the public clientless add-on does it.
+            let regcode = try await sandbox.http.send(
+                "POST", "reggie/v1/tvekit-sandbox/regcode", form: [("deviceId", "tv")],
+                headers: ["Authorization": try signer.authorizationHeader(method: "POST", requestURI: "/regcode")])
+            #expect(regcode.status == 201)
+            let check = try await sandbox.http.send(
+                "GET", "api/v1/checkauthn", query: [("deviceId", "tv")],
+                headers: ["Authorization": try signer.authorizationHeader(method: "GET", requestURI: "/checkauthn")])
+            #expect(check.status == 403)  // known requestor, valid client, not signed in
+            let mismatch = try await sandbox.http.send(
+                "GET", "api/v1/checkauthn", query: [("deviceId", "tv"), ("requestor", "someone-else")],
+                headers: ["Authorization": try signer.authorizationHeader(method: "GET", requestURI: "/checkauthn")])
+            #expect(mismatch.status == 400)
+            let badInfo = try await sandbox.http.send(
+                "POST", "reggie/v1/tvekit-sandbox/regcode",
+                form: [("deviceId", "tv"), ("device_info", String(repeating: "A", count: 5000))],
+                headers: ["Authorization": sandbox.bearer])
+            #expect(badInfo.status == 400)
+            #expect(badInfo.json["message"] != nil)
+        }
+    }
+
+    @Test("fillingTheCodeTable: one client holds at most 100 live registration codes")
+    func fillingTheCodeTable() async throws {
+        try await withSandbox { sandbox in
+            for index in 0..<100 {
+                let created = try await sandbox.http.send(
+                    "POST", "reggie/v1/tvekit-sandbox/regcode", form: [("deviceId", "d\(index)")],
+                    headers: ["Authorization": sandbox.bearer])
+                #expect(created.status == 201)
+            }
+            let refused = try await sandbox.http.send(
+                "POST", "reggie/v1/tvekit-sandbox/regcode", form: [("deviceId", "d-extra")], headers: ["Authorization": sandbox.bearer])
+            #expect(refused.status == 429)
+            let other = try await registerApp(sandbox.http.base, keys: sandbox.keys, clock: sandbox.clock)
+            let fine = try await sandbox.http.send(
+                "POST", "reggie/v1/tvekit-sandbox/regcode", form: [("deviceId", "d-other")], headers: ["Authorization": other])
+            #expect(fine.status == 201)
+        }
+    }
+}
