@@ -9,6 +9,8 @@ import TVETokens
 extension ServiceProvider {
     /// How long a browser login or a platform-SSO profile request may take.
     static let loginLifetime: Int64 = 600_000
+    /// Logins one code (v1 registration code or v2 session) may have in progress at once.
+    static let maximumPendingLogins = 5
 
     func addAuthenticationRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         // The browser starts here (no client credential: it is a page, possibly on a second screen).
@@ -97,10 +99,12 @@ extension ServiceProvider {
 
     /// `GET /api/v1/authenticate?requestor_id&mso_id&reg_code&redirect_url?` → 302 to the MVPD's login page.
     ///
-    /// The browser carries no client credential, so the device comes from a registration code that the app created
-    /// with its credential (Adobe's REST v1 flow), unused and live until the login completes. A `deviceId` instead of a
-    /// code is accepted only with a client credential (for tools): otherwise anyone could bind any device to their
-    /// own subscription. `redirect_url` must be one of the requestor's ``ServiceProviderConfiguration/Requestor/redirectURLs``.
+    /// The browser carries no client credential, so the device and its client come from a registration code that the
+    /// app created with its credential (Adobe's REST v1 flow), unused and live until the login completes. A `deviceId`
+    /// instead of a code is accepted only with a client credential (for tools), and the login then counts for that
+    /// client's state of the device only: device state is keyed by client (``APICall/requireClient(requestor:)``), so no
+    /// client can sign another client's device into a subscription. `redirect_url` must be one of the requestor's
+    /// ``ServiceProviderConfiguration/Requestor/redirectURLs``.
     private func authenticate(_ call: APICall) throws -> Response {
         let requestor = try call.requestor()
         let mvpdID = try call.required("mso_id", limit: 256)
@@ -136,6 +140,11 @@ extension ServiceProvider {
         let relay = ClientRegistry.randomToken()
         let requestID = "_" + ClientRegistry.randomToken()
         let now = clock.nowMilliseconds
+        // One code (or one device of a tool) starts a handful of logins at a time, not a table's worth.
+        let pending = state.logins.withLock { table in
+            table.liveCount(now: now, upTo: Self.maximumPendingLogins) { $0.registrationCode == code && $0.deviceID == deviceID }
+        }
+        guard pending < Self.maximumPendingLogins else { throw ServiceProviderError.tooManyAttempts }
         let login = PendingLogin(
             requestor: requestor.id, client: client, mvpd: mvpd.id, deviceID: deviceID, registrationCode: code, redirectURL: redirect,
             requestID: requestID)

@@ -34,19 +34,41 @@ public final class ClientRegistry: Sendable {
     /// Access-token lifetime in seconds (Adobe's sample: 21,600).
     public let accessTokenLifetime: Int64
     let maximumClients: Int
+    /// Registrations one address may make per hour (the software statement ships inside the app, so anyone can
+    /// register: this keeps one address from filling the table).
+    let maximumRegistrationsPerAddress: Int
+    private let registrationsByAddress: Locked<ExpiringTable<Int>>
     let maximumTokens: Int
     let clock: any MediaTokenClock
     private let state = Locked(State())
 
     public init(
         statementKeys: [RSAPublicKey], accessTokenLifetime: Int64 = 21_600, maximumClients: Int = 10_000,
+        maximumRegistrationsPerAddress: Int = 100,
         maximumTokens: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()
     ) {
         self.statementKeys = statementKeys
         self.accessTokenLifetime = accessTokenLifetime
         self.maximumClients = maximumClients
+        self.maximumRegistrationsPerAddress = maximumRegistrationsPerAddress
+        registrationsByAddress = Locked(.init(capacity: maximumClients))
         self.maximumTokens = maximumTokens
         self.clock = clock
+    }
+
+    /// Counts a registration from `address`; `false` once the address has made its hourly number.
+    func allowRegistration(from address: String) -> Bool {
+        let now = clock.nowMilliseconds
+        let key = String(address.prefix(64))
+        return registrationsByAddress.withLock { table in
+            switch table.lookup(key, now: now) {
+            case .live(let count, let expires):
+                guard count < maximumRegistrationsPerAddress else { return false }
+                return table.insert(key, count + 1, expires: expires, now: now)
+            default:
+                return table.insert(key, 1, expires: now + 3_600_000, now: now)
+            }
+        }
     }
 
     /// Registers a client whose software statement verifies under one of the configured keys.
@@ -139,7 +161,13 @@ public final class ClientRegistry: Sendable {
 
     /// Adds `POST /o/client/register` and `POST /o/client/token`.
     public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
-        router.post("o/client/register") { request, _ -> Response in
+        router.post("o/client/register") { request, context -> Response in
+            guard self.allowRegistration(from: LocalIdentityProvider.address(context)) else {
+                return ClientRegistrationError(
+                    status: .tooManyRequests, error: "temporarily_unavailable",
+                    description: "too many registrations from this address; try again later"
+                ).response
+            }
             guard let deviceInfo = Self.deviceInfoHeader, request.headers[deviceInfo] != nil else {
                 return ClientRegistrationError(
                     status: .badRequest, error: "invalid_request", description: "the X-Device-Info header is required"

@@ -17,18 +17,32 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the local service provider (sandbox by default) or only the media-token verification service.",
         discussion: """
-            Without --verifier-only: the local service provider (Adobe Pass REST API v1 with client registration) and its
-            MVPD identity providers on loopback, with the configuration of --config (JSON) or the built-in sandbox, plus
-            the verification service for its own media tokens. Keys are fresh each run; the app side's material goes to
-            --keys-out (a new private directory by default): software-statement.jwt (register with
-            POST /o/client/register), media-token-public.pem (verify media tokens), metadata-private.pem (decrypt user
-            metadata) and requestor-private.pem (sign requestor IDs). Sandbox logins: viewer / sandbox-password
+            Without --verifier-only: the local service provider (Adobe Pass REST API v1 and v2 with client registration) \
+            and its MVPD identity providers on loopback, with the configuration of --config (JSON) or the built-in sandbox, plus \
+            the verification service for its own media tokens. Keys are fresh each run; the app side's material goes to \
+            --keys-out (a new private directory by default): software-statement.jwt (register with \
+            POST /o/client/register), media-token-public.pem (verify media tokens), metadata-private.pem (decrypt user \
+            metadata) and requestor-private.pem (sign requestor IDs). Sandbox logins: viewer / sandbox-password \
             (SandboxCable), sso-viewer / sandbox-password (SandboxSSO).
-            With --verifier-only: the verification web service for the given requestors and certificates, one-time use on:
-            in memory (one process), or with --replay-store postgres://user@host:port/db shared by every instance on that
-            database (a fleet; the password from --replay-store-password-env, PGPASSWORD by default, or
-            --replay-store-password-file, never in the URL). When the database cannot answer, verifications fail closed
+
+            REST API v2 walk (B=http://127.0.0.1:8080): register with POST $B/o/client/register (JSON \
+            {"software_statement": …}, header X-Device-Info), get a token with POST $B/o/client/token \
+            (client_id, client_secret, grant_type=client_credentials); then, with the headers Authorization: Bearer T, \
+            AP-Device-Identifier: fingerprint <Base64 of a device ID> and X-Device-Info: <Base64 JSON with \
+            primaryHardwareType, model, vendor, osName, osVendor, connectionPort>: POST $B/api/v2/tvekit-sandbox/sessions \
+            with domainName=tvekit.test&redirectUrl=/activate/tvekit-sandbox/done gives a code; open \
+            $B/activate/tvekit-sandbox in a browser, type the code, pick Sandbox Cable and sign in; \
+            GET $B/api/v2/tvekit-sandbox/profiles/code/CODE shows the profile; POST \
+            $B/api/v2/tvekit-sandbox/decisions/authorize/SandboxCable with {"resources":["news"]} gives the media token, \
+            and tvekit token verify --cert KEYS/media-token-public.pem --requestor tvekit-sandbox --resource news TOKEN \
+            checks it.
+
+            With --verifier-only: the verification web service for the given requestors and certificates, one-time use on: \
+            in memory (one process), or with --replay-store postgres://user@host:port/db shared by every instance on that \
+            database (a fleet; the password from --replay-store-password-env, PGPASSWORD by default, or \
+            --replay-store-password-file, never in the URL). When the database cannot answer, verifications fail closed \
             with REPLAY_CHECK_FAILED (HTTP 503).
+
             Both log one line per request (no bodies) and stop cleanly on SIGINT or SIGTERM.
             """
     )

@@ -215,4 +215,35 @@ struct HardeningTests {
             #expect(fine.status == 201)
         }
     }
+
+    @Test("fillingTheSessionAndLoginTables: one client holds 100 live v2 sessions, one code 5 logins in progress")
+    func fillingTheSessionAndLoginTables() async throws {
+        try await withSandbox { sandbox in
+            let tv = V2Device(sandbox)
+            let first = try await tv.createSession(mvpd: "SandboxCable")
+            let code = try #require(first.code)
+            for _ in 0..<4 { #expect(try await sandbox.http.send("GET", "api/v2/authenticate/tvekit-sandbox/\(code)").status == 302) }
+            #expect(try await sandbox.http.send("GET", "api/v2/authenticate/tvekit-sandbox/\(code)").status == 302)
+            let sixth = try await sandbox.http.send("GET", "api/v2/authenticate/tvekit-sandbox/\(code)")
+            #expect(sixth.status == 429)
+            for _ in 0..<99 { _ = try await tv.raw("POST", "tvekit-sandbox/sessions", form: [("domainName", "tvekit.test")]) }
+            let over = try await tv.raw("POST", "tvekit-sandbox/sessions", form: [("domainName", "tvekit.test")])
+            #expect(over.status == 429)
+            #expect(over.json["code"] as? String == "maximum_attempts_exceeded")
+            let other = V2Device(sandbox, bearer: try await registerApp(sandbox.http.base, keys: sandbox.keys, clock: sandbox.clock))
+            #expect(try await other.raw("POST", "tvekit-sandbox/sessions", form: [("domainName", "tvekit.test")]).status == 200)
+        }
+    }
+
+    @Test("fillingTheClientTable: one address registers a bounded number of clients an hour")
+    func fillingTheClientTable() throws {
+        let keys = try #require(SharedKeys.sandbox)
+        let clock = TestClock()
+        let registry = ClientRegistry(statementKeys: [keys.softwareStatementKey.publicKey], maximumRegistrationsPerAddress: 3, clock: clock)
+        #expect((0..<3).allSatisfy { _ in registry.allowRegistration(from: "192.0.2.1") })
+        #expect(!registry.allowRegistration(from: "192.0.2.1"))
+        #expect(registry.allowRegistration(from: "192.0.2.2"))
+        clock.advance(seconds: 3601)
+        #expect(registry.allowRegistration(from: "192.0.2.1"))
+    }
 }

@@ -166,4 +166,17 @@ struct V2FlowTests {
                     == "invalid")
         }
     }
+
+    @Test("configuration: the requestor and its MVPDs, TempPass included, in Adobe's shape")
+    func configuration() async throws {
+        try await withSandbox { sandbox in
+            let output = try await V2Device(sandbox).client.handleRequestUsingGET(path: .init(serviceProvider: V2Device.serviceProvider))
+            let requestor = try #require(try output.ok.body.json.requestor)
+            #expect(requestor.id == "tvekit-sandbox")
+            #expect(requestor.mvpds?.map(\.id) == ["SandboxCable", "SandboxSSO", "SandboxTempPass"])
+            #expect(requestor.mvpds?.last?.isTempPass == true)
+            #expect(requestor.mvpds?[1].enablePlatformServices == true)
+            #expect(requestor.mvpds?[1].boardingStatus == "SUPPORTED")
+        }
+    }
 }

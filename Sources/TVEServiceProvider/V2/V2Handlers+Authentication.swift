@@ -25,6 +25,10 @@ extension V2Handlers {
             throw V2Errors.unknownCode
         }
         guard let mvpd = configuration.mvpd(mvpdID, for: caller.requestor.id), mvpd.isTempPass != true else { throw V2Errors.unknownMVPD }
+        let pending = provider.state.logins.withLock { table in
+            table.liveCount(now: now, upTo: ServiceProvider.maximumPendingLogins) { $0.v2Code == session.code }
+        }
+        guard pending < ServiceProvider.maximumPendingLogins else { throw ServiceProviderError.tooManyAttempts }
         let relay = ClientRegistry.randomToken()
         let requestID = "_" + ClientRegistry.randomToken()
         let login = PendingLogin(

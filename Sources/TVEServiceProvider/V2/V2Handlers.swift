@@ -104,8 +104,19 @@ struct V2Handlers: APIProtocol {
         return session
     }
 
+    /// Live sessions one client may hold at once (so that one client cannot fill the table).
+    static let maximumSessionsPerClient = 100
+
     /// Stores a new session under a fresh code.
     func store(_ session: V2AuthenticationSession, now: Int64) throws(ServiceProviderError) -> V2AuthenticationSession {
+        let held = state.sessions.withLock { table in
+            table.liveCount(now: now, upTo: Self.maximumSessionsPerClient) { $0.clientID == session.clientID }
+        }
+        guard held < Self.maximumSessionsPerClient else {
+            throw ServiceProviderError(
+                status: 429, code: "maximum_attempts_exceeded", message: "Too Many Requests",
+                details: "this client holds \(Self.maximumSessionsPerClient) live sessions; let some expire", action: .retry)
+        }
         for _ in 0..<4 {
             guard let code = RegistrationCodes.randomCode() else { break }
             let fresh = V2AuthenticationSession(
