@@ -31,7 +31,9 @@ public final class URLSessionTransport: EntitlementTransport, Sendable {
     }
 
     public func send(_ request: EntitlementHTTPRequest) async throws -> EntitlementHTTPResponse {
-        var urlRequest = URLRequest(url: request.url, timeoutInterval: timeout)
+        // URLSession's own timeout is only a backstop, later than the transport's deadline: the caller always gets the
+        // deadline's error, never a race between the two (seen under load as a bare NSURLErrorDomain -1001).
+        var urlRequest = URLRequest(url: request.url, timeoutInterval: timeout + 5)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
