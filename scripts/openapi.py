@@ -103,9 +103,22 @@ def generate(generator, source, overlay, modes, work):
     return {name: drop_unused_foundation_imports(h, b) + b for name, (h, b) in files.items()}
 
 
+PINNED_VERSION = "1.14.3"
+
+
 def generator_version(generator):
-    result = subprocess.run([generator, "--version"], capture_output=True, text=True)
-    return (result.stdout.strip() or "1.14.3").split()[-1]
+    """The generator's version, from what SwiftPM resolved for OpenAPI/generator (the generator has no --version);
+    anything but the pinned one is an error, never a guess."""
+    resolved = os.path.join(ROOT, "OpenAPI", "generator", "Package.resolved")
+    version = ""
+    if os.path.exists(resolved):
+        with open(resolved) as f:
+            pins = json.load(f).get("pins", [])
+        version = next((p.get("state", {}).get("version", "") for p in pins if p.get("identity") == "swift-openapi-generator"), "")
+    if version != PINNED_VERSION or not os.access(generator, os.X_OK):
+        sys.exit(f"{generator}: swift-openapi-generator {version or 'unknown'} resolved; the contract is generated with "
+                 f"{PINNED_VERSION} (build it with `make openapi-generator`)")
+    return version
 
 
 def main():
@@ -119,9 +132,10 @@ def main():
         with tempfile.TemporaryDirectory() as work:
             files = generate(args.generator, source, overlay, modes, work)
         folder = os.path.join(ROOT, "Sources", module, "Generated")
-        os.makedirs(folder, exist_ok=True)
+        if not args.check:
+            os.makedirs(folder, exist_ok=True)
         expected = {name: HEADER.format(source=source, overlay=overlay, version=version) + text for name, text in files.items()}
-        present = {n for n in os.listdir(folder) if n.endswith(".swift")}
+        present = {n for n in os.listdir(folder) if n.endswith(".swift")} if os.path.isdir(folder) else set()
         for name in sorted(present | set(expected)):
             path = os.path.join(folder, name)
             current = open(path).read() if name in present else None

@@ -76,8 +76,9 @@ final class RequestorSetup {
         let key = Self.identityKey(identity)
         // Clients are reused (with their access tokens) only for the same requestor and credentials.
         let reusable = requestorID == self.requestorID && key == clientsIdentity ? clients : [:]
-        let stored = await session.read(requestorID)
-        let registrations = (try? stored.get())?.clientRegistrations ?? [:]
+        // The stored registrations only: the tokens are read again after the network calls, so that a write made
+        // meanwhile is not overwritten with an older copy.
+        let registrations = (try? await session.read(requestorID).get())?.clientRegistrations ?? [:]
         var newClients: [URL: ServiceProviderClient] = [:]
         for url in urls {
             newClients[url] =
@@ -89,6 +90,7 @@ final class RequestorSetup {
                     registration: registrations[Self.registrationKey(key, url)])
         }
         let merged = try await Self.mergedMVPDs(Array(newClients.values))
+        let stored = await session.read(requestorID)
         // Committed only now: a failed setRequestor leaves the previous requestor in place.
         self.requestorID = requestorID
         clients = newClients
@@ -146,10 +148,11 @@ final class RequestorSetup {
         try await session.save(entitlements)
     }
 
-    /// A fingerprint of the credentials (never stored or shown).
     /// The key of a client registration in the token store: the credentials' key and the service provider.
     static func registrationKey(_ identityKey: String, _ url: URL) -> String { identityKey + " " + url.absoluteString }
 
+    /// A SHA-256 fingerprint of the credentials: never the credentials themselves (the token store keeps the client
+    /// registrations under it, never shows it).
     private static func identityKey(_ identity: ClientIdentity) -> String {
         let text: String
         switch identity {

@@ -44,6 +44,8 @@ struct APICall: Sendable {
             fields += FormCodec.decode(String(decoding: body.readableBytesView, as: UTF8.self))
         }
         self.fields = fields
+        // The one device_info rule of every v1 endpoint: optional, checked when present.
+        _ = try deviceInfo()
     }
 
     /// The first value of `name`.

@@ -2,29 +2,42 @@ import Foundation
 import TVECrypto
 import TVETokens
 
-/// Limits guessing: failed attempts are counted per kind and key (a client address, an account) in a window, and a
-/// key that reaches its limit is refused (HTTP 429) until the window ends. On by default, in the sandbox too.
+/// Limits guessing and filling: events are counted per kind and key (a client address, an account, a client, a code)
+/// in a window, and a key that reaches its limit is refused (HTTP 429) until the window ends. On by default, in the
+/// sandbox too.
 ///
-/// - `.code`: unknown, used or expired codes tried from one address (`authenticate` and the second-screen page):
-///   20 per 15 minutes.
+/// - `.code`: unknown, used or expired codes tried from one address (`authenticate`, `sessions/{code}`,
+///   `profiles/code/{code}` and the activation page): 20 per 15 minutes.
 /// - `.password`: wrong passwords at an identity provider, per account (`mvpd` + username): 5 per 15 minutes.
 /// - `.passwordAddress`: wrong passwords from one address, whatever the account: 20 per 15 minutes.
+/// - `.deviceState`: device state one client creates (registration codes, v2 sessions, TempPass profiles, platform
+///   single-sign-on requests): 100 per hour.
+/// - `.login`: logins one code (or one client's tool logins) starts: 5 per 10 minutes.
+///
+/// The table of counts is bounded. When it is full of live counts, the limiter fails closed: every key is refused
+/// until the window of the newest count ends, rather than let new keys through uncounted.
 public final class AttemptLimiter: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
-        case code, password, passwordAddress
+        case code, password, passwordAddress, deviceState, login
     }
 
     public struct Limits: Sendable, Hashable {
         public var code: Int
         public var password: Int
         public var passwordAddress: Int
-        /// The window, in milliseconds.
+        public var deviceState: Int
+        public var login: Int
+        /// The window of the guessing limits, in milliseconds.
         public var window: Int64
 
-        public init(code: Int = 20, password: Int = 5, passwordAddress: Int = 20, window: Int64 = 900_000) {
+        public init(
+            code: Int = 20, password: Int = 5, passwordAddress: Int = 20, deviceState: Int = 100, login: Int = 5, window: Int64 = 900_000
+        ) {
             self.code = code
             self.password = password
             self.passwordAddress = passwordAddress
+            self.deviceState = deviceState
+            self.login = login
             self.window = window
         }
 
@@ -33,27 +46,49 @@ public final class AttemptLimiter: Sendable {
             case .code: code
             case .password: password
             case .passwordAddress: passwordAddress
+            case .deviceState: deviceState
+            case .login: login
+            }
+        }
+
+        func window(_ kind: Kind) -> Int64 {
+            switch kind {
+            case .deviceState: 3_600_000
+            case .login: 600_000
+            default: window
             }
         }
     }
 
+    struct State {
+        var counts: ExpiringTable<Int>
+        /// Set when a count could not be recorded: everything is refused until then.
+        var saturatedUntil: Int64?
+    }
+
     public let limits: Limits
-    private let failures: Locked<ExpiringTable<Int>>
+    private let state: Locked<State>
 
     public init(limits: Limits = Limits(), capacity: Int = 100_000) {
         self.limits = limits
-        failures = Locked(.init(capacity: capacity))
+        state = Locked(State(counts: .init(capacity: capacity)))
     }
 
-    static func key(_ kind: Kind, _ key: String) -> String { kind.rawValue + "\u{0}" + String(key.prefix(256)) }
+    static func key(_ kind: Kind, _ key: String) -> String {
+        // Keys are hashed: a 6 KiB identity costs 64 bytes here.
+        let digest = (try? HashFunction.sha256.hash(Array(key.utf8))) ?? Array(key.utf8.prefix(64))
+        return kind.rawValue + ":" + digest.map { String(format: "%02x", $0) }.joined()
+    }
 
     /// Throws ``ServiceProviderError`` 429 `maximum_attempts_exceeded` when `key` has used up its attempts.
     func check(_ kind: Kind, _ key: String, now: Int64) throws(ServiceProviderError) {
-        let count = failures.withLock { table -> Int in
-            if case .live(let count, _) = table.lookup(Self.key(kind, key), now: now) { return count }
-            return 0
+        let full = Self.key(kind, key)
+        let allowed = state.withLock { state -> Bool in
+            if let until = state.saturatedUntil, until > now { return false }
+            if case .live(let count, _) = state.counts.lookup(full, now: now) { return count < limits.limit(kind) }
+            return true
         }
-        guard count < limits.limit(kind) else { throw .tooManyAttempts }
+        guard allowed else { throw .tooManyAttempts }
     }
 
     /// Whether `key` may try again.
@@ -61,20 +96,29 @@ public final class AttemptLimiter: Sendable {
         (try? check(kind, key, now: now)) != nil
     }
 
-    /// Counts a failed attempt. When the table is full, the attempt is not counted but the caller is not let through
-    /// either: ``check(_:_:now:)`` keeps refusing the keys it has.
+    /// Counts a failed attempt (or, for the quotas, a creation).
     func fail(_ kind: Kind, _ key: String, now: Int64) {
         let full = Self.key(kind, key)
-        failures.withLock { table in
-            switch table.lookup(full, now: now) {
-            case .live(let count, let expires): _ = table.insert(full, count + 1, expires: expires, now: now)
-            default: _ = table.insert(full, 1, expires: now + limits.window, now: now)
+        let window = limits.window(kind)
+        state.withLock { state in
+            let recorded: Bool
+            switch state.counts.lookup(full, now: now) {
+            case .live(let count, let expires): recorded = state.counts.insert(full, count + 1, expires: expires, now: now)
+            default: recorded = state.counts.insert(full, 1, expires: now + window, now: now)
             }
+            if !recorded { state.saturatedUntil = now + window }
         }
+    }
+
+    /// Checks and counts one event of a quota (`.deviceState`, `.login`) in one step.
+    func consume(_ kind: Kind, _ key: String, now: Int64) throws(ServiceProviderError) {
+        try check(kind, key, now: now)
+        fail(kind, key, now: now)
     }
 
     /// Forgets the failures of `key` (after a success).
     func reset(_ kind: Kind, _ key: String) {
-        failures.withLock { $0.remove(Self.key(kind, key)) }
+        let full = Self.key(kind, key)
+        state.withLock { $0.counts.remove(full) }
     }
 }

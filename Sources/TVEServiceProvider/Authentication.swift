@@ -9,8 +9,6 @@ import TVETokens
 extension ServiceProvider {
     /// How long a browser login or a platform-SSO profile request may take.
     static let loginLifetime: Int64 = 600_000
-    /// Logins one code (v1 registration code or v2 session) may have in progress at once.
-    static let maximumPendingLogins = 5
 
     func addAuthenticationRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         // The browser starts here (no client credential: it is a page, possibly on a second screen).
@@ -59,6 +57,7 @@ extension ServiceProvider {
             let deviceID = try call.deviceID()
             let requestID = "_" + ClientRegistry.randomToken()
             let now = self.clock.nowMilliseconds
+            try self.attempts.consume(.deviceState, client, now: now)
             let stored = self.state.profileRequests.withLock {
                 $0.insert(
                     ServiceProviderState.deviceKey(requestor.id, client, deviceID) + mvpd.id, requestID, expires: now + Self.loginLifetime,
@@ -140,11 +139,8 @@ extension ServiceProvider {
         let relay = ClientRegistry.randomToken()
         let requestID = "_" + ClientRegistry.randomToken()
         let now = clock.nowMilliseconds
-        // One code (or one device of a tool) starts a handful of logins at a time, not a table's worth.
-        let pending = state.logins.withLock { table in
-            table.liveCount(now: now, upTo: Self.maximumPendingLogins) { $0.registrationCode == code && $0.deviceID == deviceID }
-        }
-        guard pending < Self.maximumPendingLogins else { throw ServiceProviderError.tooManyAttempts }
+        // One code (or one client's tool logins) starts a handful of logins, not a table's worth.
+        try attempts.consume(.login, code.map { "v1-code:" + $0 } ?? ("v1-client:" + client), now: now)
         let login = PendingLogin(
             requestor: requestor.id, client: client, mvpd: mvpd.id, deviceID: deviceID, registrationCode: code, redirectURL: redirect,
             requestID: requestID)

@@ -14,9 +14,7 @@ struct BodyReadTimeoutMiddleware<Context: RequestContext>: RouterMiddleware {
     let timeout: Duration
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .post || request.method == .put || request.method == .patch || request.method == .delete else {
-            return try await next(request, context)
-        }
+        // Every method: a GET may carry a body too (a client could drip one to hold the connection).
         let connection = (context as? any ConnectionRequestContext)?.connection
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             connection?.close(promise: nil)

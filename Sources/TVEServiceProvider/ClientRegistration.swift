@@ -8,7 +8,9 @@ import TVEPassAPI
 /// Dynamic Client Registration of the local service provider (FORMATS.md §6):
 /// `POST /o/client/register` verifies the app's software statement (RS256, the configured key) and issues client
 /// credentials; `POST /o/client/token` exchanges them for a Bearer access token with an expiry. State lives in
-/// memory, bounded (oldest clients and expired tokens go first).
+/// memory, bounded: expired tokens go first, a client holds at most ``maximumTokensPerClient`` live tokens (a new one
+/// replaces its oldest), clients registered over an hour ago that hold no live token go when the table is full, and one
+/// address registers at most ``maximumRegistrationsPerAddress`` clients an hour.
 public final class ClientRegistry: Sendable {
     public struct Client: Sendable, Hashable {
         public let id: String
@@ -26,8 +28,16 @@ public final class ClientRegistry: Sendable {
     struct State {
         var clients: [String: Client] = [:]
         var tokens: [String: AccessToken] = [:]
+        /// Each client's tokens, oldest first.
+        var tokensByClient: [String: [String]] = [:]
         var lastTokenSweep: Int64?
+        var lastClientSweep: Int64?
     }
+
+    /// Live access tokens one client holds; a new one beyond them replaces the client's oldest.
+    static let maximumTokensPerClient = 10
+    /// How long a client with no live access token is kept once the table is full (an hour).
+    static let idleClientLifetime: Int64 = 3_600_000
 
     /// Keys whose software statements are accepted.
     let statementKeys: [RSAPublicKey]
@@ -93,8 +103,17 @@ public final class ClientRegistry: Sendable {
         let client = Client(
             id: Self.randomToken(), secret: Self.randomToken(), issuedAt: clock.nowMilliseconds / 1000,
             redirectURIs: redirectURI.map { [$0] } ?? [], softwareStatementSubject: statement.subject)
-        // Full: refuse. Evicting would let anyone holding the (public) software statement push real apps out.
+        // Full: clients registered over an hour ago that hold no live token go (an app with a token, or one just
+        // registered, is never pushed out by anyone holding the public software statement); still full: refuse.
+        let now = clock.nowMilliseconds
         let stored = state.withLock { state -> Bool in
+            if state.clients.count >= maximumClients, state.lastClientSweep.map({ now &- $0 >= 1000 || now < $0 }) ?? true {
+                state.lastClientSweep = now
+                state.clients = state.clients.filter { id, client in
+                    client.issuedAt * 1000 > now - Self.idleClientLifetime
+                        || (state.tokensByClient[id] ?? []).contains { state.tokens[$0].map { $0.expiresAt > now } ?? false }
+                }
+            }
             guard state.clients.count < maximumClients else { return false }
             state.clients[client.id] = client
             return true
@@ -117,9 +136,19 @@ public final class ClientRegistry: Sendable {
             if state.tokens.count >= maximumTokens, state.lastTokenSweep.map({ now &- $0 >= 1000 || now < $0 }) ?? true {
                 state.lastTokenSweep = now
                 state.tokens = state.tokens.filter { $0.value.expiresAt > now }
+                state.tokensByClient = state.tokensByClient.compactMapValues { list in
+                    let live = list.filter { state.tokens[$0] != nil }
+                    return live.isEmpty ? nil : live
+                }
+            }
+            // One client cannot fill the table: past its share, its oldest token goes.
+            var mine = (state.tokensByClient[client.id] ?? []).filter { state.tokens[$0].map { $0.expiresAt > now } ?? false }
+            while mine.count >= Self.maximumTokensPerClient {
+                state.tokens[mine.removeFirst()] = nil
             }
             guard state.tokens.count < maximumTokens else { return false }
             state.tokens[token] = AccessToken(clientID: client.id, expiresAt: now + accessTokenLifetime * 1000)
+            state.tokensByClient[client.id] = mine + [token]
             return true
         }
         guard stored else {
@@ -146,8 +175,10 @@ public final class ClientRegistry: Sendable {
     /// Schemes a redirect URI may have: `http`, `https`, or an app's own scheme (`adobepass`, `com.example.app`);
     /// never one a browser runs or reads (`javascript`, `data`, `vbscript`, `file`, `blob`, `about`).
     static func isAcceptableRedirectScheme(_ scheme: String) -> Bool {
-        let refused: Set<String> = ["javascript", "data", "vbscript", "file", "blob", "about", "filesystem", "view-source"]
-        return !refused.contains(scheme)
+        let refused: Set<String> = [
+            "javascript", "data", "vbscript", "file", "blob", "about", "filesystem", "view-source", "intent", "jar", "livescript",
+        ]
+        return !refused.contains(scheme) && !scheme.hasPrefix("ms-")
             && scheme.unicodeScalars.allSatisfy { $0.isASCII && $0.properties.isAlphabetic || "0123456789+-.".unicodeScalars.contains($0) }
     }
 
@@ -162,7 +193,7 @@ public final class ClientRegistry: Sendable {
     /// Adds `POST /o/client/register` and `POST /o/client/token`.
     public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         router.post("o/client/register") { request, context -> Response in
-            guard self.allowRegistration(from: LocalIdentityProvider.address(context)) else {
+            guard self.allowRegistration(from: ClientAddress.of(context)) else {
                 return ClientRegistrationError(
                     status: .tooManyRequests, error: "temporarily_unavailable",
                     description: "too many registrations from this address; try again later"

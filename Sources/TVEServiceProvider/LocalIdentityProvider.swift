@@ -54,11 +54,6 @@ public struct LocalIdentityProvider: Sendable {
         return user
     }
 
-    /// The peer's address of a request, when the context knows it.
-    static func address(_ context: some RequestContext) -> String {
-        (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? "unknown"
-    }
-
     /// The subscriber `username` of `mvpdID` when `password` is theirs. Passwords are compared as SHA-256 digests in
     /// constant time, and every user is compared.
     func authenticate(mvpdID: String, username: String, password: String) -> ServiceProviderConfiguration.User? {
@@ -116,7 +111,8 @@ public struct LocalIdentityProvider: Sendable {
             let password = fields.first { $0.name == "password" }?.value ?? ""
             let user: ServiceProviderConfiguration.User?
             do {
-                user = try self.limitedAuthenticate(mvpdID: mvpd.id, username: username, password: password, address: Self.address(context))
+                user = try self.limitedAuthenticate(
+                    mvpdID: mvpd.id, username: username, password: password, address: ClientAddress.of(context))
             } catch {
                 return HTMLPage.page(
                     .tooManyRequests, title: "\(mvpd.displayName): try again later",
@@ -158,7 +154,8 @@ public struct LocalIdentityProvider: Sendable {
             let password = fields.first { $0.name == "password" }?.value ?? ""
             let user: ServiceProviderConfiguration.User?
             do {
-                user = try self.limitedAuthenticate(mvpdID: mvpd.id, username: username, password: password, address: Self.address(context))
+                user = try self.limitedAuthenticate(
+                    mvpdID: mvpd.id, username: username, password: password, address: ClientAddress.of(context))
             } catch {
                 return ServiceProviderError.tooManyAttempts.response(enhanced: false)
             }

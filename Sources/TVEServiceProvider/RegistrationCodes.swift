@@ -44,9 +44,6 @@ public final class RegistrationCodes: Sendable {
         return String(characters)
     }
 
-    /// Live codes one client may hold at once (so that one client cannot fill the table).
-    static let maximumCodesPerClient = 100
-
     func create(
         requestor: String, client: String, deviceID: String, deviceInfo: String, mvpd: String?, ttl: Int64, userAgent: String?
     ) throws(ServiceProviderError) -> Record {
@@ -59,14 +56,6 @@ public final class RegistrationCodes: Sendable {
         let stored = codes.withLock { codes -> Result<Record, ServiceProviderError> in
             if codes.count >= maximumCodes { codes = codes.filter { $0.value.record.expires > now } }
             guard codes.count < maximumCodes, codes[code] == nil else { return .failure(.busy) }
-            let held = codes.values.lazy.filter { $0.client == client && $0.record.expires > now }.prefix(Self.maximumCodesPerClient).count
-            guard held < Self.maximumCodesPerClient else {
-                return .failure(
-                    ServiceProviderError(
-                        status: 429, code: "too_many_requests", message: "Too Many Requests",
-                        details: "this client holds \(Self.maximumCodesPerClient) live registration codes; delete or let some expire",
-                        action: .retry))
-            }
             codes[code] = Entry(record: record, client: client)
             return .success(record)
         }
@@ -136,6 +125,8 @@ extension ServiceProvider {
             if let mvpd = call.field("mvpd"), self.configuration.mvpd(mvpd, for: requestor.id) == nil {
                 throw ServiceProviderError.unknownMVPD
             }
+            // The client's quota of device state (codes, sessions, requests) keeps one client from filling the table.
+            try self.attempts.consume(.deviceState, client, now: self.clock.nowMilliseconds)
             let record = try self.codes.create(
                 requestor: requestor.id, client: client, deviceID: deviceID, deviceInfo: deviceInfo, mvpd: call.field("mvpd"),
                 ttl: ttl, userAgent: call.request.headers[.userAgent].map { String($0.prefix(512)) })

@@ -80,12 +80,14 @@ public struct ServiceProvider: Sendable {
     /// must carry the peer's address: the throttle and the attempt limits count per address.
     public func addRoutes<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
         let group = router.group()
-        group.add(middleware: BodyReadTimeoutMiddleware<Context>(limit: Self.maximumBodyBytes, timeout: bodyReadTimeout))
+        group.add(middleware: ClientAddressMiddleware<Context>(trustsForwardedFor: configuration.trustsForwardedFor))
+        // The throttle first: a throttled client's body is never read.
         if let throttle {
             group.add(
                 middleware: ThrottlingMiddleware<Context>(
                     throttle: throttle, enhancedErrors: configuration.enhancedErrors, trustsForwardedFor: configuration.trustsForwardedFor))
         }
+        group.add(middleware: BodyReadTimeoutMiddleware<Context>(limit: Self.maximumBodyBytes, timeout: bodyReadTimeout))
         registry.addRoutes(to: group)
         addRegistrationCodeRoutes(to: group)
         addAuthenticationRoutes(to: group)
@@ -111,7 +113,7 @@ public struct ServiceProvider: Sendable {
         router.on(path, method: method) { request, context -> Response in
             do {
                 let call = try await APICall(
-                    provider: self, request: request, parameters: context.parameters, address: LocalIdentityProvider.address(context))
+                    provider: self, request: request, parameters: context.parameters, address: ClientAddress.of(context))
                 return try await handler(call)
             } catch let error as ServiceProviderError {
                 return error.response(enhanced: self.configuration.enhancedErrors)

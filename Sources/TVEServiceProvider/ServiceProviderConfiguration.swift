@@ -24,6 +24,8 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         public var isTempPass: Bool?
         /// How long a TempPass lasts, in seconds (default 3,600).
         public var tempPassDuration: Int64?
+        /// A promotional TempPass: keyed by the viewer's `AP-TempPass-Identity` (required) instead of the device.
+        public var promotionalTempPass: Bool?
 
         /// The SAML entity ID of this MVPD's identity provider (local).
         public var idpEntityID: String { "urn:tvekit:idp:" + id }
@@ -31,7 +33,8 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         public init(
             id: String, displayName: String, logoURL: String? = nil, enablePlatformServices: Bool? = nil,
             boardingStatus: String? = nil, platformMappingId: String? = nil, requiredMetadataFields: [String]? = nil,
-            users: [User] = [], deniedResources: [String: String]? = nil, isTempPass: Bool? = nil, tempPassDuration: Int64? = nil
+            users: [User] = [], deniedResources: [String: String]? = nil, isTempPass: Bool? = nil, tempPassDuration: Int64? = nil,
+            promotionalTempPass: Bool? = nil
         ) {
             self.id = id
             self.displayName = displayName
@@ -44,6 +47,7 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
             self.deniedResources = deniedResources
             self.isTempPass = isTempPass
             self.tempPassDuration = tempPassDuration
+            self.promotionalTempPass = promotionalTempPass
         }
 
         /// The TempPass duration in milliseconds.
@@ -237,12 +241,12 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         return requestor.mvpds.compactMap { id in mvpds.first { $0.id == id } }
     }
 
-    /// The built-in sandbox: one requestor, three MVPDs: one with a login, one boarded for platform SSO, and a TempPass
-    /// of an hour (REST API v2 only).
+    /// The built-in sandbox: one requestor, four MVPDs: one with a login, one boarded for platform SSO, a TempPass of an
+    /// hour and a promotional TempPass of ten minutes (the TempPasses in REST API v2 only).
     public static let sandbox = ServiceProviderConfiguration(
         requestors: [
             Requestor(
-                id: "tvekit-sandbox", mvpds: ["SandboxCable", "SandboxSSO", "SandboxTempPass"],
+                id: "tvekit-sandbox", mvpds: ["SandboxCable", "SandboxSSO", "SandboxTempPass", "SandboxPromoPass"],
                 encryptedMetadataKeys: ["zip", "householdID", "userID"],
                 clientlessCredentials: [ClientlessCredential(publicKey: "sandbox-public-key", secret: "sandbox-secret")])
         ],
@@ -268,6 +272,9 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
                         metadata: ["userID": #""u-0002""#, "zip": #"["10001"]"#, "householdID": #""hh-0002""#])
                 ]),
             MVPD(id: "SandboxTempPass", displayName: "Sandbox TempPass", isTempPass: true, tempPassDuration: 3600),
+            MVPD(
+                id: "SandboxPromoPass", displayName: "Sandbox Promotional TempPass", isTempPass: true, tempPassDuration: 600,
+                promotionalTempPass: true),
         ])
 }
 

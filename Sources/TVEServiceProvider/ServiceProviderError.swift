@@ -91,6 +91,9 @@ public struct ServiceProviderError: Error, Sendable, Hashable {
     static let throttled = Self(
         status: 429, code: "too_many_requests", message: "Too Many Requests",
         details: "slow down: 1 request per second per device, bursts of 10", action: .retry)
+    static let throttledV2 = Self(
+        status: 429, code: "maximum_attempts_exceeded", message: "Too Many Requests",
+        details: "slow down: 1 request per second per device, bursts of 10", action: .retry)
     static let tooManyAttempts = Self(
         status: 429, code: "maximum_attempts_exceeded", message: "Too Many Requests",
         details: "too many failed attempts; wait and try again later", action: .retry)

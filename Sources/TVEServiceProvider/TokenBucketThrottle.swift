@@ -65,19 +65,13 @@ struct ThrottlingMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlew
     let enhancedErrors: Bool
     let trustsForwardedFor: Bool
 
-    static var forwardedFor: HTTPField.Name? { HTTPField.Name("X-Forwarded-For") }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let forwarded =
-            trustsForwardedFor
-            ? Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
-            : nil
-        let peer = context.remoteAddress?.ipAddress
-        let device = String((forwarded ?? peer ?? "unknown").prefix(64))
+        // The address ClientAddressMiddleware chose (X-Forwarded-For when trusted, IPv6 by /64).
+        let device = ClientAddress.of(context)
         guard throttle.allow(device) else {
-            // REST API v2 answers only in the enhanced shape.
-            let enhanced = enhancedErrors || request.uri.path.hasPrefix(PassAPIv2.pathPrefix + "/")
-            var response = ServiceProviderError.throttled.response(enhanced: enhanced)
+            // REST API v2 answers only in the enhanced shape, with a code of Adobe's v2 enum.
+            let v2 = request.uri.path.hasPrefix(PassAPIv2.pathPrefix + "/")
+            var response = (v2 ? ServiceProviderError.throttledV2 : .throttled).response(enhanced: enhancedErrors || v2)
             response.headers[.retryAfter] = "1"
             return response
         }

@@ -163,7 +163,7 @@ struct HardeningTests {
             #expect(statuses.prefix(10).allSatisfy { $0 == 401 })
             let throttled = try await http.send("GET", "api/v2/tvekit-sandbox/configuration")
             #expect(throttled.status == 429)
-            #expect(throttled.json["code"] as? String == "too_many_requests")
+            #expect(throttled.json["code"] as? String == "maximum_attempts_exceeded")
             #expect(throttled.json["action"] as? String == "retry")
             #expect(try await http.send("GET", "health").status == 200)
         }
@@ -245,5 +245,75 @@ struct HardeningTests {
         #expect(registry.allowRegistration(from: "192.0.2.2"))
         clock.advance(seconds: 3601)
         #expect(registry.allowRegistration(from: "192.0.2.1"))
+    }
+
+    @Test("codeGuessingOnSessions: unknown codes on sessions/{code} and profiles/code/{code} count against the address too")
+    func codeGuessingOnSessions() async throws {
+        try await withSandbox { sandbox in
+            let tv = V2Device(sandbox)
+            for attempt in 0..<20 {
+                let path = ["tvekit-sandbox/sessions/GUESS\(attempt)", "tvekit-sandbox/profiles/code/GUESS\(attempt)"][attempt % 2]
+                #expect(try await tv.raw("GET", path).status == 400)
+            }
+            let real = try #require(try await tv.createSession(mvpd: nil).code)
+            let blocked = try await tv.raw("GET", "tvekit-sandbox/sessions/\(real)")
+            #expect(blocked.status == 429)
+            #expect(try await tv.raw("POST", "tvekit-sandbox/sessions/\(real)", form: [("mvpd", "SandboxCable")]).status == 429)
+        }
+    }
+
+    @Test("fillingTheTokenTable: one client holds 10 live access tokens; an eleventh replaces its oldest")
+    func fillingTheTokenTable() throws {
+        let keys = try #require(SharedKeys.sandbox)
+        let registry = ClientRegistry(statementKeys: [keys.softwareStatementKey.publicKey], maximumTokens: 15, clock: TestClock())
+        let statement = try SoftwareStatement.issue(subject: "app", issuedAt: 1_700_000_000, signingKey: keys.softwareStatementKey)
+        let client = try registry.register(softwareStatement: statement.compact, redirectURI: nil)
+        let tokens = try (0..<11).map { _ in try registry.token(clientID: client.id, clientSecret: client.secret).token }
+        #expect(registry.client(forBearer: "Bearer " + tokens[0]) == nil)
+        #expect(tokens.dropFirst().allSatisfy { registry.client(forBearer: "Bearer " + $0) == client.id })
+        // Another client still gets tokens: the table is not one client's.
+        let other = try registry.register(softwareStatement: statement.compact, redirectURI: nil)
+        #expect(throws: Never.self) { _ = try registry.token(clientID: other.id, clientSecret: other.secret) }
+    }
+
+    @Test("fullAttemptTable: a limiter whose table is full refuses instead of letting new keys through uncounted")
+    func fullAttemptTable() throws {
+        let limiter = AttemptLimiter(capacity: 3)
+        for key in ["a", "b", "c"] { limiter.fail(.code, key, now: 0) }
+        #expect(limiter.allows(.code, "d", now: 1))
+        limiter.fail(.code, "d", now: 1)
+        #expect(!limiter.allows(.code, "e", now: 2))
+        #expect(limiter.allows(.code, "e", now: 1_000_000))
+    }
+
+    @Test("guessingBehindAProxy: with trustsForwardedFor, attempts count per forwarded address, IPv6 by its /64")
+    func guessingBehindAProxy() async throws {
+        var configuration = ServiceProviderConfiguration.sandbox
+        configuration.trustsForwardedFor = true
+        try await withSandbox(configuration) { sandbox in
+            for attempt in 0..<20 {
+                let answer = try await sandbox.http.send(
+                    "GET", "activate/tvekit-sandbox?code=GUESS\(attempt)", headers: ["X-Forwarded-For": "2001:db8:1:2::\(attempt + 1)"])
+                #expect(answer.status == 400)
+            }
+            let sameSlash64 = try await sandbox.http.send(
+                "GET", "activate/tvekit-sandbox?code=ANY", headers: ["X-Forwarded-For": "2001:db8:1:2:ffff::1"])
+            #expect(sameSlash64.status == 429)
+            let otherViewer = try await sandbox.http.send(
+                "GET", "activate/tvekit-sandbox?code=ANY", headers: ["X-Forwarded-For": "198.51.100.7"])
+            #expect(otherViewer.status == 400)
+        }
+        #expect(ClientAddress.key("2001:db8:1:2::1") == ClientAddress.key("2001:0db8:0001:0002:ffff::9"))
+        #expect(ClientAddress.key("192.0.2.1") == "192.0.2.1")
+    }
+
+    @Test("deviceInfoOnEveryV1Endpoint: an oversized device_info is refused on authorize as on regcode")
+    func deviceInfoOnEveryV1Endpoint() async throws {
+        try await withSandbox { sandbox in
+            let answer = try await sandbox.api(
+                "api/v1/authorize", [("resource", "news"), ("device_info", String(repeating: "A", count: 5000))])
+            #expect(answer.status == 400)
+            #expect(try await sandbox.api("api/v1/checkauthn", [("device_info", "e30=")]).status == 403)
+        }
     }
 }

@@ -134,13 +134,19 @@ struct V2FlowTests {
             #expect(again.status == 403)
             #expect(again.json["code"] as? String == "temporary_access_duration_limit_exceeded")
 
-            // Promotional TempPass: keyed by the identity, so another identity on the same device starts a new pass.
+            // A made-up identity does not renew an ordinary TempPass, and neither does registering the app again.
             var headers = tv.headers
             headers["AP-TempPass-Identity"] = PassAPIv2.TempPassIdentity(values: ["email": "viewer@example.com"]).header
-            let promotional = try await tv.raw(
-                "POST", "tvekit-sandbox/sessions",
-                form: [("mvpd", "SandboxTempPass"), ("domainName", "tvekit.test"), ("redirectUrl", "adobepass://ios.app")],
-                headers: headers)
+            let form = [("mvpd", "SandboxTempPass"), ("domainName", "tvekit.test"), ("redirectUrl", "adobepass://ios.app")]
+            #expect(try await tv.raw("POST", "tvekit-sandbox/sessions", form: form, headers: headers).status == 403)
+            let reregistered = V2Device(sandbox, bearer: try await registerApp(sandbox.http.base, keys: sandbox.keys, clock: sandbox.clock))
+            #expect(try await reregistered.raw("POST", "tvekit-sandbox/sessions", form: form).status == 403)
+
+            // Promotional TempPass: keyed by the identity (required), so another identity starts a new pass.
+            let promo = [("mvpd", "SandboxPromoPass"), ("domainName", "tvekit.test"), ("redirectUrl", "adobepass://ios.app")]
+            let withoutIdentity = try await tv.raw("POST", "tvekit-sandbox/sessions", form: promo)
+            #expect(withoutIdentity.json["code"] as? String == "invalid_header_identity_for_temporary_access")
+            let promotional = try await tv.raw("POST", "tvekit-sandbox/sessions", form: promo, headers: headers)
             #expect(promotional.status == 200)
             #expect(promotional.json["reasonType"] as? String == "temporary")
         }
@@ -173,7 +179,7 @@ struct V2FlowTests {
             let output = try await V2Device(sandbox).client.handleRequestUsingGET(path: .init(serviceProvider: V2Device.serviceProvider))
             let requestor = try #require(try output.ok.body.json.requestor)
             #expect(requestor.id == "tvekit-sandbox")
-            #expect(requestor.mvpds?.map(\.id) == ["SandboxCable", "SandboxSSO", "SandboxTempPass"])
+            #expect(requestor.mvpds?.map(\.id) == ["SandboxCable", "SandboxSSO", "SandboxTempPass", "SandboxPromoPass"])
             #expect(requestor.mvpds?.last?.isTempPass == true)
             #expect(requestor.mvpds?[1].enablePlatformServices == true)
             #expect(requestor.mvpds?[1].boardingStatus == "SUPPORTED")

@@ -108,9 +108,11 @@ struct V2InputTests {
             Self.expectError(try await tv.raw("POST", path, json: #"{"resources":[1]}"#), 400, "invalid_parameter_resources")
             Self.expectError(try await tv.raw("POST", path, json: #"{"resources":["a\u0001"]}"#), 400, "invalid_parameter_resources")
             let huge = #"{"resources":[""# + String(repeating: "a", count: 200_000) + #""]}"#
-            Self.expectError(try await tv.raw("POST", path, json: huge), 413, "invalid_parameter")
+            Self.expectError(try await tv.raw("POST", path, json: huge), 413, "invalid_parameter_resources")
             let hugeForm = [("mvpd", String(repeating: "a", count: 200_000))]
-            Self.expectError(try await tv.raw("POST", "tvekit-sandbox/sessions", form: hugeForm), 413, "invalid_parameter")
+            Self.expectError(try await tv.raw("POST", "tvekit-sandbox/sessions", form: hugeForm), 413, "invalid_parameter_mvpd")
+            let manyFields = Array(repeating: ("x", "1"), count: 300)
+            Self.expectError(try await tv.raw("POST", "tvekit-sandbox/sessions", form: manyFields), 400, "invalid_parameter_mvpd")
         }
     }
 

@@ -26,7 +26,7 @@ extension ServiceProvider {
             }
             let code = FormCodec.decode(request.uri.query ?? "").first { $0.name == "code" }?.value
             guard let code else { return self.codeForm(requestor, failed: false) }
-            return self.activate(requestor, code: code, mvpd: nil, address: LocalIdentityProvider.address(context))
+            return self.activate(requestor, code: code, mvpd: nil, address: ClientAddress.of(context))
         }
         router.post("activate/:serviceProvider") { request, context -> Response in
             guard let requestor = context.parameters.get("serviceProvider").flatMap({ self.configuration.requestor($0) }) else {
@@ -36,7 +36,7 @@ extension ServiceProvider {
             let fields = FormCodec.decode(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "")
             let code = fields.first { $0.name == "code" }?.value ?? ""
             let mvpd = fields.first { $0.name == "mvpd" }?.value
-            return self.activate(requestor, code: code, mvpd: mvpd, address: LocalIdentityProvider.address(context))
+            return self.activate(requestor, code: code, mvpd: mvpd, address: ClientAddress.of(context))
         }
         router.get("activate/:serviceProvider/done") { _, _ -> Response in
             HTMLPage.page(.ok, title: "Signed in", body: "<h1>You are signed in</h1>\n<p>Return to your TV: it signs in by itself.</p>")

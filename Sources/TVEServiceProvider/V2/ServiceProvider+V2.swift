@@ -13,7 +13,7 @@ extension ServiceProvider {
     /// Serves REST API v2 under `/api/v2`: the generated server stubs of Adobe's contract on their own router group,
     /// behind ``V2Gate``.
     func addV2Routes<Context: RequestContext>(to router: some RouterMethods<Context>) {
-        let group = router.group(RouterPath(PassAPIv2.pathPrefix)).add(middleware: PeerAddressMiddleware<Context>())
+        let group = router.group(RouterPath(PassAPIv2.pathPrefix))
         let handlers = V2Handlers(provider: self)
         do {
             try handlers.registerHandlers(on: group, serverURL: URL(fileURLWithPath: "/"), middlewares: [V2Gate(provider: self)])
@@ -21,13 +21,5 @@ extension ServiceProvider {
             // Only a server URL that is not a URL throws, and "/" is one.
             assertionFailure("registering the v2 routes failed: \(error)")
         }
-    }
-}
-
-/// Hands the peer's address to ``V2Gate`` (which sees only the generated request) for the attempt limits.
-struct PeerAddressMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
-        return try await V2Gate.$peerAddress.withValue(address) { try await next(request, context) }
     }
 }

@@ -32,9 +32,11 @@ enum V2Errors {
         badRequest("too_many_resources", "at most \(limit) resource\(limit == 1 ? "" : "s") per request")
     }
     static let invalidPartner = badRequest("invalid_parameter_partner", "the only partner is Apple", action: .configuration)
-    static let tooLarge = ServiceProviderError(
-        status: 413, code: "invalid_parameter", message: "Payload Too Large",
-        details: "the body is over the limit of this route", action: .none)
+    /// A body over the route's limit: 413 with the route's parameter code (Adobe's enum has no code of its own for it).
+    static func tooLarge(_ code: String) -> ServiceProviderError {
+        ServiceProviderError(
+            status: 413, code: code, message: "Payload Too Large", details: "the body is over the limit of this route", action: .none)
+    }
 
     // Per decision (HTTP 200 with an item error).
     static let profileMissing = ServiceProviderError(

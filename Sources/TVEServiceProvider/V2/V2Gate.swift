@@ -17,8 +17,6 @@ import TVETokens
 /// `Cache-Control: no-store`: they carry tokens, codes and profiles.
 struct V2Gate: ServerMiddleware {
     let provider: ServiceProvider
-    /// The peer's address of the request (set by the Hummingbird route, read here).
-    @TaskLocal static var peerAddress: String?
 
     /// The operations (Adobe's operation IDs) whose `AP-Device-Identifier` and `X-Device-Info` are required.
     static let requiredDeviceHeaders: Set<String> = [
@@ -48,7 +46,8 @@ struct V2Gate: ServerMiddleware {
         var answer: (HTTPResponse, HTTPBody?)
         do {
             let caller = try self.caller(request, metadata: metadata, operationID: operationID)
-            let bounded = try await Self.bounded(body, request: request, limit: Self.maximumBodyBytes(operationID))
+            let bounded = try await Self.bounded(
+                body, request: request, limit: Self.maximumBodyBytes(operationID), code: Self.parameterCode(operationID))
             answer = try await V2Caller.$current.withValue(caller) { try await next(request, bounded, metadata) }
         } catch let error as ServiceProviderError {
             answer = Self.answer(error)
@@ -58,8 +57,8 @@ struct V2Gate: ServerMiddleware {
             } else {
                 answer = Self.answer(
                     V2Errors.badRequest(
-                        Self.parameterCodes[operationID] ?? "invalid_parameter_service_provider",
-                        "the request does not follow the contract: \(Self.describe(error.underlyingError))"))
+                        Self.parameterCode(operationID), "the request does not follow the contract: \(Self.describe(error.underlyingError))"
+                    ))
             }
         } catch {
             answer = Self.answer(.internalError)
@@ -106,18 +105,29 @@ struct V2Gate: ServerMiddleware {
         let identity = try header(PassAPIv2.TempPassIdentity.headerName, missing: nil, PassAPIv2.TempPassIdentity.init(header:))
         return V2Caller(
             requestor: requestor, clientID: clientID, device: device, deviceInfo: deviceInfo, partnerFrameworkStatus: status,
-            tempPassIdentity: identity, address: Self.peerAddress ?? "unknown")
+            tempPassIdentity: identity, address: ClientAddress.current ?? "unknown")
     }
 
-    /// The body, read up to `limit` bytes (refused at once when its Content-Length says more).
-    static func bounded(_ body: HTTPBody?, request: HTTPRequest, limit: Int) async throws(ServiceProviderError) -> HTTPBody? {
+    /// The code of a request this operation cannot use.
+    static func parameterCode(_ operationID: String) -> String { parameterCodes[operationID] ?? "invalid_parameter_service_provider" }
+
+    /// The body, read up to `limit` bytes (refused at once when its Content-Length says more); a form body of more than
+    /// ``APICall/maximumFields`` fields is refused before the generated code decodes it.
+    static func bounded(_ body: HTTPBody?, request: HTTPRequest, limit: Int, code: String) async throws(ServiceProviderError) -> HTTPBody? {
         guard let body else { return nil }
-        if let length = request.headerFields[.contentLength].flatMap({ Int($0) }), length > limit { throw V2Errors.tooLarge }
+        if let length = request.headerFields[.contentLength].flatMap({ Int($0) }), length > limit { throw V2Errors.tooLarge(code) }
+        let bytes: [UInt8]
         do {
-            return HTTPBody(try await [UInt8](collecting: body, upTo: limit))
+            bytes = try await [UInt8](collecting: body, upTo: limit)
         } catch {
-            throw V2Errors.tooLarge
+            throw V2Errors.tooLarge(code)
         }
+        if request.headerFields[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
+            APICall.fieldCount(bytes) > APICall.maximumFields
+        {
+            throw V2Errors.badRequest(code, "a form carries at most \(APICall.maximumFields) fields")
+        }
+        return HTTPBody(bytes)
     }
 
     /// An Enhanced Error answer with Adobe's body shape.
@@ -130,10 +140,17 @@ struct V2Gate: ServerMiddleware {
         return (response, HTTPBody(body))
     }
 
-    /// What the generated code could not decode, without echoing the request's values.
+    /// What the generated code could not decode, in fixed words: never the request's values.
     static func describe(_ error: any Error) -> String {
         if error is DecodingError { return "a field of the body has the wrong type or is missing" }
         let text = String(describing: error)
-        return text.count <= 160 ? text : String(text.prefix(160)) + "…"
+        for (marker, words) in [
+            ("required header", "a required header is missing"), ("content type", "the Content-Type is not the route's"),
+            ("Accept", "the Accept header is not acceptable"), ("request body", "the body is missing"),
+            ("query parameter", "a query parameter is missing or malformed"), ("path parameter", "a path parameter is missing"),
+        ] where text.range(of: marker, options: .caseInsensitive) != nil {
+            return words
+        }
+        return "the request could not be decoded"
     }
 }

@@ -17,18 +17,14 @@ extension V2Handlers {
     {
         let caller = try V2Caller.get()
         let now = self.now
-        try provider.attempts.check(.code, caller.address, now: now)
-        guard let session = try? liveSession(input.path.code, caller: caller, now: now), session.profile == nil,
-            session.missingParameters.isEmpty, let mvpdID = session.mvpd
-        else {
+        // liveSession counts an unknown code against the address; a used or incomplete one counts here.
+        let session = try liveSession(input.path.code, caller: caller, now: now)
+        guard session.profile == nil, session.missingParameters.isEmpty, let mvpdID = session.mvpd else {
             provider.attempts.fail(.code, caller.address, now: now)
             throw V2Errors.unknownCode
         }
         guard let mvpd = configuration.mvpd(mvpdID, for: caller.requestor.id), mvpd.isTempPass != true else { throw V2Errors.unknownMVPD }
-        let pending = provider.state.logins.withLock { table in
-            table.liveCount(now: now, upTo: ServiceProvider.maximumPendingLogins) { $0.v2Code == session.code }
-        }
-        guard pending < ServiceProvider.maximumPendingLogins else { throw ServiceProviderError.tooManyAttempts }
+        try provider.attempts.consume(.login, "v2-code:" + session.code, now: now)
         let relay = ClientRegistry.randomToken()
         let requestID = "_" + ClientRegistry.randomToken()
         let login = PendingLogin(

@@ -83,15 +83,23 @@ extension V2Handlers {
 
     // MARK: TempPass and direct authorization
 
-    /// The key of a TempPass: the requestor, the MVPD, and the promotional identity or else the device.
+    /// The key of a TempPass (SHA-256, so that a large identity costs no memory): the requestor, the MVPD, and the
+    /// device identifier, or for a promotional TempPass the `AP-TempPass-Identity` (required there). Not the client: a
+    /// device that registers again gets no new pass.
     func tempPassKey(_ mvpd: ServiceProviderConfiguration.MVPD, caller: V2Caller) throws(ServiceProviderError) -> String {
         let holder: String
-        if let identity = caller.tempPassIdentity {
+        if mvpd.promotionalTempPass == true {
+            guard let identity = caller.tempPassIdentity else {
+                throw V2Errors.badRequest(
+                    "invalid_header_identity_for_temporary_access", "a promotional TempPass needs the AP-TempPass-Identity header")
+            }
             holder = "identity\u{0}" + identity.key
         } else {
-            holder = "device\u{0}" + (try caller.deviceKey())
+            holder = "device\u{0}" + (try caller.clientDevice().deviceID)
         }
-        return caller.requestor.id + "\u{0}" + mvpd.id + "\u{0}" + holder
+        let text = caller.requestor.id + "\u{0}" + mvpd.id + "\u{0}" + holder
+        return ((try? HashFunction.sha256.hash(Array(text.utf8))) ?? Array(text.utf8.prefix(64))).map { String(format: "%02x", $0) }
+            .joined()
     }
 
     /// The TempPass of this caller was used and has run out.
@@ -117,6 +125,9 @@ extension V2Handlers {
         guard mvpd.isTempPass == true else { return nil }
         let passKey = try tempPassKey(mvpd, caller: caller)
         let duration = mvpd.tempPassMilliseconds
+        if case .missing = state.tempPasses.withLock({ $0.lookup(passKey, now: now) }) {
+            try provider.attempts.consume(.deviceState, try caller.clientDevice().clientID, now: now)
+        }
         let first = try state.tempPasses.withLock { table -> Result<Int64, ServiceProviderError> in
             if case .live(let first, _) = table.lookup(passKey, now: now) { return .success(first) }
             guard table.insert(passKey, now, expires: now + duration + Self.tempPassMemory, now: now) else { return .failure(.busy) }

@@ -64,6 +64,7 @@ extension V2Handlers {
         var reason = "pfs_fallback"
         if case .granted(let providerID, _) = partnerStatus(caller, now: now) {
             if let mvpd = partnerMVPD(providerID, requestor: caller.requestor.id) {
+                try provider.attempts.consume(.deviceState, clientID, now: now)
                 let requestID = "_" + ClientRegistry.randomToken()
                 let key = "v2\u{0}" + (try caller.deviceKey()) + "\u{0}" + mvpd.id
                 let stored = provider.state.profileRequests.withLock {
@@ -87,7 +88,7 @@ extension V2Handlers {
         let session = try store(
             V2AuthenticationSession(
                 code: "", requestor: caller.requestor.id, clientID: clientID, deviceID: deviceID,
-                deviceInfo: caller.deviceInfo?.values ?? [:], mvpd: fallbackMVPD, domainName: parameters.domainName,
+                deviceInfo: V2AuthenticationSession.summary(caller.deviceInfo), mvpd: fallbackMVPD, domainName: parameters.domainName,
                 redirectURL: parameters.redirectURL, notBefore: now, notAfter: now + Self.sessionLifetime, profile: nil), now: now)
         var answer = sessionResponse(session)
         answer.reasonType = reason

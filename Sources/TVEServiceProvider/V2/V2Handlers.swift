@@ -49,7 +49,7 @@ struct V2Handlers: APIProtocol {
         }
         var session = V2AuthenticationSession(
             code: "", requestor: caller.requestor.id, clientID: clientID, deviceID: deviceID,
-            deviceInfo: caller.deviceInfo?.values ?? [:], mvpd: parameters.mvpd, domainName: parameters.domainName,
+            deviceInfo: V2AuthenticationSession.summary(caller.deviceInfo), mvpd: parameters.mvpd, domainName: parameters.domainName,
             redirectURL: parameters.redirectURL, notBefore: now, notAfter: now + Self.sessionLifetime, profile: nil)
         session = try store(session, now: now)
         return .ok(.init(body: .json(sessionResponse(session))))
@@ -96,27 +96,22 @@ struct V2Handlers: APIProtocol {
     }
 
     /// A live session of the caller's requestor, not yet used by a login (or used, for its profile).
+    /// Unknown codes count against the caller's address (guessing stops at the limit).
     func liveSession(_ code: String, caller: V2Caller, now: Int64) throws(ServiceProviderError) -> V2AuthenticationSession {
+        try provider.attempts.check(.code, caller.address, now: now)
         guard code.utf8.count <= 64,
             case .live(let session, _) = state.sessions.withLock({ $0.lookup(code, now: now) }),
             session.requestor == caller.requestor.id
-        else { throw V2Errors.unknownCode }
+        else {
+            provider.attempts.fail(.code, caller.address, now: now)
+            throw V2Errors.unknownCode
+        }
         return session
     }
 
-    /// Live sessions one client may hold at once (so that one client cannot fill the table).
-    static let maximumSessionsPerClient = 100
-
-    /// Stores a new session under a fresh code.
+    /// Stores a new session under a fresh code, within the client's quota of device state.
     func store(_ session: V2AuthenticationSession, now: Int64) throws(ServiceProviderError) -> V2AuthenticationSession {
-        let held = state.sessions.withLock { table in
-            table.liveCount(now: now, upTo: Self.maximumSessionsPerClient) { $0.clientID == session.clientID }
-        }
-        guard held < Self.maximumSessionsPerClient else {
-            throw ServiceProviderError(
-                status: 429, code: "maximum_attempts_exceeded", message: "Too Many Requests",
-                details: "this client holds \(Self.maximumSessionsPerClient) live sessions; let some expire", action: .retry)
-        }
+        try provider.attempts.consume(.deviceState, session.clientID, now: now)
         for _ in 0..<4 {
             guard let code = RegistrationCodes.randomCode() else { break }
             let fresh = V2AuthenticationSession(

@@ -23,6 +23,15 @@ struct V2AuthenticationSession: Sendable {
     /// A browser login completed with this code.
     var profile: V2Profile?
 
+    /// The few keys of the device information a session keeps (each at most 64 bytes): not the whole header.
+    static func summary(_ info: PassAPIv2.DeviceInfo?) -> [String: String] {
+        var kept: [String: String] = [:]
+        for key in ["model", "osName", "osVendor"] {
+            if let value = info?.values[key] { kept[key] = String(value.utf8.prefix(64)) ?? String(value.prefix(16)) }
+        }
+        return kept
+    }
+
     var missingParameters: [String] {
         [("mvpd", mvpd), ("domainName", domainName), ("redirectUrl", redirectURL)].compactMap { $0.1 == nil ? $0.0 : nil }
     }
