@@ -82,7 +82,11 @@ let package = Package(
         // The fuzz bodies (invariant checks over every input) and their test material: never part of a product.
         .target(
             name: "TVEFuzzSupport",
-            dependencies: ["TVETokens", "TVEMetadata", "TVECrypto", "TVESAML", "TVETestSupport"]
+            dependencies: [
+                "TVETokens", "TVEMetadata", "TVECrypto", "TVESAML", "TVETestSupport", "TVEPassAPIv2",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         // libxml2's per-thread error handlers, which need real C.
         .target(
@@ -245,6 +249,11 @@ let package = Package(
             dependencies: ["TVEFuzzSupport"],
             path: "Fuzz/FuzzMetadata"
         ),
+        .executableTarget(
+            name: "FuzzV2Requests",
+            dependencies: ["TVEFuzzSupport"],
+            path: "Fuzz/FuzzV2Requests"
+        ),
         .testTarget(
             name: "TVECryptoTests",
             dependencies: ["TVETestSupport", "TVECrypto"]
@@ -299,6 +308,7 @@ let package = Package(
                 "TVESAML",
                 "TVEPassAPIv2",
                 "TVEPassDCR",
+                "TVEFuzzSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

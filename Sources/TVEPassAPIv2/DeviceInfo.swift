@@ -16,7 +16,8 @@ extension PassAPIv2 {
 
         /// Reads a header value.
         /// - Throws: ``HeaderError`` with code `invalid_header_device_info` when the value is not Base64 of a JSON
-        ///   object within the limits, or lacks a required key.
+        ///   object within the limits, lacks a required key, or would be over ``PassAPIv2/maximumHeaderBytes`` once
+        ///   re-encoded (``header``).
         public init(header value: String) throws(HeaderError) {
             let code = "invalid_header_device_info"
             let object = try PassAPIv2.jsonObject(base64: value, code: code, header: Self.headerName)
@@ -32,6 +33,7 @@ extension PassAPIv2 {
                 throw HeaderError(code: code, reason: "\(Self.headerName) lacks the required key \(key)")
             }
             self.values = values
+            try PassAPIv2.checkReencoded(header, code: code, header: Self.headerName)
         }
 
         /// Device information with `values` (which must hold ``requiredKeys``).
@@ -39,10 +41,7 @@ extension PassAPIv2 {
             self.values = values
         }
 
-        /// The header value: Base64 of the JSON object, keys sorted.
-        public var header: String {
-            let data = (try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys])) ?? Data("{}".utf8)
-            return data.base64EncodedString()
-        }
+        /// The header value: Base64 of the JSON object, keys sorted (numbers as the strings ``values`` holds).
+        public var header: String { PassAPIv2.base64JSON(values) }
     }
 }

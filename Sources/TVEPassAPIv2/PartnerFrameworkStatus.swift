@@ -52,7 +52,8 @@ extension PassAPIv2 {
 
         /// Reads a header value.
         /// - Throws: ``HeaderError`` with code `invalid_header_pfs_permission_access_not_present` when it is not Base64
-        ///   JSON of this shape within the limits.
+        ///   JSON of this shape within the limits, or would be over ``PassAPIv2/maximumHeaderBytes`` once re-encoded
+        ///   (``header``).
         public init(header value: String) throws(HeaderError) {
             let code = "invalid_header_pfs_permission_access_not_present"
             _ = try PassAPIv2.jsonObject(base64: value, code: code, header: Self.headerName)
@@ -61,12 +62,13 @@ extension PassAPIv2 {
                 throw HeaderError(code: code, reason: "\(Self.headerName) is not of the documented shape")
             }
             self = status
+            try PassAPIv2.checkReencoded(header, code: code, header: Self.headerName)
         }
 
         /// The header value.
         public var header: String {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             return ((try? encoder.encode(self)) ?? Data("{}".utf8)).base64EncodedString()
         }
     }

@@ -64,6 +64,22 @@ public enum PassAPIv2 {
     }
 
     static let base64Alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=".utf8)
+
+    /// Base64 of the JSON text of `values`, keys sorted and `/` as it is: the form a Base64 JSON header is sent in.
+    static func base64JSON(_ values: [String: String]) -> String {
+        let data =
+            (try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return data.base64EncodedString()
+    }
+
+    /// Checks that `encoded`, the form a value just read is sent in again, is within ``maximumHeaderBytes``, so that
+    /// whatever reads a header also reads it once re-encoded. The two can differ in size: a number is sent again as a
+    /// string and a JSON escape as its character, and a sender may have sent white space or keys that are left out.
+    static func checkReencoded(_ encoded: String, code: String, header: String) throws(HeaderError) {
+        guard encoded.utf8.count <= maximumHeaderBytes else {
+            throw HeaderError(code: code, reason: "\(header) is over \(maximumHeaderBytes) bytes once re-encoded")
+        }
+    }
 }
 
 /// Bracket nesting of JSON text, outside strings: a bound checked before any parser runs.

@@ -11,7 +11,8 @@ extension PassAPIv2 {
 
         /// Reads a header value.
         /// - Throws: ``HeaderError`` with code `invalid_header_identity_for_temporary_access` when it is not a Base64
-        ///   JSON object of string values, within the limits and not empty.
+        ///   JSON object of string values, within the limits and not empty, or would be over
+        ///   ``PassAPIv2/maximumHeaderBytes`` once re-encoded (``header``).
         public init(header value: String) throws(HeaderError) {
             let code = "invalid_header_identity_for_temporary_access"
             let object = try PassAPIv2.jsonObject(base64: value, code: code, header: Self.headerName)
@@ -20,6 +21,7 @@ extension PassAPIv2 {
                 throw HeaderError(code: code, reason: "\(Self.headerName) must be a non-empty object of strings")
             }
             self.values = values
+            try PassAPIv2.checkReencoded(header, code: code, header: Self.headerName)
         }
 
         public init(values: [String: String]) {
@@ -31,9 +33,7 @@ extension PassAPIv2 {
             values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.lowercased())" }.joined(separator: "\u{0}")
         }
 
-        public var header: String {
-            let data = (try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys])) ?? Data("{}".utf8)
-            return data.base64EncodedString()
-        }
+        /// The header value: Base64 of the JSON object, keys sorted.
+        public var header: String { PassAPIv2.base64JSON(values) }
     }
 }

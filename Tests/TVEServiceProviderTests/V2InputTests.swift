@@ -140,4 +140,17 @@ struct V2InputTests {
         #expect(operations.contains(V2Gate.browserOperation))
         #expect(Set(V2Gate.parameterCodes.keys).isSubset(of: operations))
     }
+
+    @Test("repeatedContentTypeParameters: a Content-Type whose parameter names repeat ignoring case does not end the server")
+    func repeatedContentTypeParameters() async throws {
+        try await withSandbox { sandbox in
+            let tv = V2Device(sandbox)
+            var headers = tv.headers
+            headers["Content-Type"] = "application/x-www-form-urlencoded; charset=a; CHARSET=b"
+            let answer = try await tv.raw("POST", "tvekit-sandbox/sessions", form: [("domainName", "tvekit.test")], headers: headers)
+            #expect(answer.status == 200 || answer.status == 400)
+            // The server is still there.
+            #expect(try await tv.raw("GET", "tvekit-sandbox/configuration").status == 200)
+        }
+    }
 }

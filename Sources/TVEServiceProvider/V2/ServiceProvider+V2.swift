@@ -16,7 +16,8 @@ extension ServiceProvider {
         let group = router.group(RouterPath(PassAPIv2.pathPrefix))
         let handlers = V2Handlers(provider: self)
         do {
-            try handlers.registerHandlers(on: group, serverURL: URL(fileURLWithPath: "/"), middlewares: [V2Gate(provider: self)])
+            try handlers.registerHandlers(
+                on: group, serverURL: URL(fileURLWithPath: "/"), middlewares: [PassAPIv2.ContentTypeMiddleware(), V2Gate(provider: self)])
         } catch {
             // Only a server URL that is not a URL throws, and "/" is one.
             assertionFailure("registering the v2 routes failed: \(error)")
