@@ -7,8 +7,10 @@ extension PassAPIv2 {
     ///
     /// The generated client percent-encodes header parameters (`fingerprint%20…`, `%2B`, `%3D`), as OpenAPI's
     /// simple style allows; Adobe's headers are plain text (`fingerprint <Base64>`, Base64 JSON). This client
-    /// middleware undoes that encoding for ``rawHeaderNames`` before a request leaves. Add it to every generated
-    /// ``Client``.
+    /// middleware undoes that encoding for ``rawHeaderNames`` before a request leaves. It also keeps the generated
+    /// code alive on an answer whose `Content-Type` repeats a parameter name ignoring case, which traps
+    /// swift-openapi-runtime 1.13.4 (see ``ContentTypeMiddleware``): a hostile or broken server could otherwise end the
+    /// app. Add it to every generated ``Client``.
     public struct RawHeaderMiddleware: ClientMiddleware {
         /// The headers it restores.
         public static let rawHeaderNames = [
@@ -27,7 +29,11 @@ extension PassAPIv2 {
                 guard let field = HTTPField.Name(name), let value = request.headerFields[field] else { continue }
                 request.headerFields[field] = PassAPIv2.headerValue(value)
             }
-            return try await next(request, body, baseURL)
+            var (response, responseBody) = try await next(request, body, baseURL)
+            if let value = response.headerFields[.contentType], let safe = ContentTypeMiddleware.withoutRepeatedParameters(value) {
+                response.headerFields[.contentType] = safe
+            }
+            return (response, responseBody)
         }
     }
 

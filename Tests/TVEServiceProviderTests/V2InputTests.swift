@@ -1,4 +1,7 @@
 import Foundation
+import Hummingbird
+import NIOCore
+import OpenAPIURLSession
 import Testing
 import TVECrypto
 import TVEPassAPIv2
@@ -151,6 +154,25 @@ struct V2InputTests {
             #expect(answer.status == 200 || answer.status == 400)
             // The server is still there.
             #expect(try await tv.raw("GET", "tvekit-sandbox/configuration").status == 200)
+        }
+    }
+}
+
+@Suite("Generated client: hostile answers")
+struct V2HostileAnswerTests {
+    @Test("repeatedContentTypeParametersInAnAnswer: the client with RawHeaderMiddleware survives them")
+    func repeatedContentTypeParametersInAnAnswer() async throws {
+        let router = Router(context: ServerRequestContext.self)
+        router.get("api/v2/:sp/configuration") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8; CHARSET=latin1"],
+                body: .init(byteBuffer: ByteBuffer(string: #"{"requestor":{"id":"x"}}"#)))
+        }
+        try await LocalServer.run(router) { url in
+            let base = try #require(URL(string: url.absoluteString + "/api/v2"))
+            let client = Client(serverURL: base, transport: URLSessionTransport(), middlewares: [PassAPIv2.RawHeaderMiddleware()])
+            let output = try await client.handleRequestUsingGET(path: .init(serviceProvider: "x"))
+            #expect(try output.ok.body.json.requestor?.id == "x")
         }
     }
 }
