@@ -51,6 +51,8 @@ public struct AccessEnablerError: Error, Sendable, Hashable, CustomStringConvert
         public static let storageError = Code("LS011")
         /// The platform single-sign-on framework failed (details in the message).
         public static let platformSSO = Code("APPL_ERROR")
+        /// A TempPass has run out (REST API v2 `temporary_access_*`).
+        public static let tempPassExpired = Code("N111")
     }
 
     public let code: Code
