@@ -126,7 +126,9 @@ let package = Package(
         .target(
             name: "TVEAccessEnabler",
             dependencies: [
-                "TVECrypto", "TVEJSON", "TVETokens", "TVEMetadata", "TVESAML", "TVEPassAPI",
+                "TVECrypto", "TVEJSON", "TVETokens", "TVEMetadata", "TVESAML", "TVEPassAPI", "TVEPassAPIv2",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // The media-token verification service, without a transport.
@@ -325,7 +327,7 @@ let package = Package(
             dependencies: [
                 "TVETestSupport",
                 "TVEAccessEnabler", "TVESandbox", "TVEServiceProvider", "TVEVerification", "TVETokens", "TVECrypto", "TVEMetadata",
-                "TVEJSON",
+                "TVEJSON", "TVEPassAPIv2",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
