@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+import TVEAccessEnabler
+import TVECrypto
+import TVEPassAPIv2
+
+@Suite("REST API v2 device headers from the app's device")
+struct V2DeviceHeadersTests {
+    @Test("the identifier is the SHA-256 of the device ID, never the ID; the defaults carry every required key")
+    func identifierAndDefaults() throws {
+        let headers = try V2DeviceHeaders(deviceID: "0123456789abcdef", deviceInfo: nil, platform: .tvOS)
+        let identifier = try PassAPIv2.DeviceIdentifier(header: headers.deviceIdentifier)
+        #expect(try Base64.decode(identifier.fingerprint) == (try HashFunction.sha256.hash(Array("0123456789abcdef".utf8))))
+        #expect(!headers.deviceIdentifier.contains("0123456789abcdef"))
+        let info = try PassAPIv2.DeviceInfo(header: headers.deviceInfo)
+        #expect(info.values["osName"] == "tvOS")
+        #expect(try V2DeviceHeaders(deviceID: "x", deviceInfo: nil, platform: .iOS).deviceInfo != headers.deviceInfo)
+    }
+
+    @Test("missingDeviceInfoKeys: the app's device information is checked before anything is sent, naming the key, not the value")
+    func missingDeviceInfoKeys() throws {
+        let partial = Data(#"{"model":"secret-model","osName":"tvOS"}"#.utf8).base64EncodedString()
+        #expect {
+            try V2DeviceHeaders(deviceID: "d", deviceInfo: partial, platform: .tvOS)
+        } throws: { error in
+            guard let error = error as? AccessEnablerError else { return false }
+            return error.code == .internalError && error.message.contains("primaryHardwareType") && !error.message.contains("secret-model")
+        }
+        let complete = V2DeviceHeaders.defaultDeviceInfo(for: .iOS).header
+        #expect(try V2DeviceHeaders(deviceID: "d", deviceInfo: complete, platform: .tvOS).deviceInfo == complete)
+    }
+}
