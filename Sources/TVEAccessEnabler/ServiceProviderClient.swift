@@ -133,6 +133,12 @@ actor ServiceProviderClient {
         return response
     }
 
+    /// The Bearer access token for REST API v2 calls (the same DCR client and token as v1's).
+    func bearerToken() async throws(AccessEnablerError) -> String { try await bearer() }
+
+    /// Drops the access token (the service provider answered 401): the next call gets a new one.
+    func invalidateAccessToken() { accessToken = nil }
+
     private var inFlightBearer: Task<Result<String, AccessEnablerError>, Never>?
 
     /// The Bearer access token: registers the client the first time, then gets a token, reused until a minute before

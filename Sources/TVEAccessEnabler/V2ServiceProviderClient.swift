@@ -1,0 +1,105 @@
+import Foundation
+import OpenAPIRuntime
+import TVEPassAPI
+import TVEPassAPIv2
+
+/// One service provider's REST API v2, for the flow layer: the generated client (Adobe's contract) over the app's
+/// ``EntitlementTransport``, with the DCR client and access token of a ``ServiceProviderClient`` (refreshed after a 401),
+/// Adobe's headers sent as plain text, and the device headers of ``V2DeviceHeaders``. Every error answer becomes an
+/// ``AccessEnablerError`` through ``EnhancedErrorMapping``.
+actor V2ServiceProviderClient {
+    let base: ServiceProviderClient
+    let requestor: String
+    let headers: V2DeviceHeaders
+    let client: Client
+
+    /// At most this many resources per preauthorize call (Adobe's usual limit); longer lists are split.
+    static let preauthorizeBatch = 5
+
+    init(
+        base: ServiceProviderClient, serviceProviderURL: URL, requestor: String, transport: any EntitlementTransport,
+        headers: V2DeviceHeaders
+    ) {
+        self.base = base
+        self.requestor = requestor
+        self.headers = headers
+        let server =
+            URL(string: serviceProviderURL.absoluteString.trimmingCharacters(in: ["/"]) + PassAPIv2.pathPrefix) ?? serviceProviderURL
+        client = Client(
+            serverURL: server, transport: EntitlementClientTransport(transport),
+            middlewares: [V2BearerMiddleware(provider: base), PassAPIv2.RawHeaderMiddleware()])
+    }
+
+    /// The error of an answer that is not a success, from its Enhanced Error body when it has one.
+    static func failure(_ information: Components.Schemas.ErrorInformation?, status: Int, _ what: String) -> AccessEnablerError {
+        guard let information, let code = information.code else {
+            return AccessEnablerError(.internalError, "\(what) failed (HTTP \(status))", httpStatus: status)
+        }
+        let details = (information.details ?? information.message).map { ": " + String($0.prefix(300)) } ?? ""
+        return AccessEnablerError(EnhancedErrorMapping.entry(for: code).error, "\(what) failed (\(code)\(details))", httpStatus: status)
+    }
+
+    /// Runs a generated call, turning transport and decoding failures into ``AccessEnablerError``.
+    func run<Output>(_ what: String, _ call: () async throws -> Output) async throws(AccessEnablerError) -> Output {
+        do {
+            return try await call()
+        } catch let error as AccessEnablerError {
+            throw error
+        } catch let error as ClientError {
+            if let inner = error.underlyingError as? AccessEnablerError { throw inner }
+            throw AccessEnablerError(.internalError, "\(what): the service provider's answer does not follow REST API v2")
+        } catch {
+            throw AccessEnablerError(.internalError, "\(what): the service provider cannot be reached")
+        }
+    }
+
+    /// `GET configuration`: the MVPDs of the requestor.
+    func mvpds(serviceProvider: URL) async throws(AccessEnablerError) -> [MVPD] {
+        let output = try await run("configuration") { try await client.handleRequestUsingGET(path: .init(serviceProvider: requestor)) }
+        let configuration: Components.Schemas.ConfigurationResponse
+        switch output {
+        case .ok(let ok): configuration = try await run("configuration") { try ok.body.json }
+        case .badRequest(let answer): throw Self.failure(try? answer.body.json, status: 400, "configuration")
+        case .unauthorized(let answer): throw Self.failure(try? answer.body.json, status: 401, "configuration")
+        case .internalServerError(let answer): throw Self.failure(try? answer.body.json, status: 500, "configuration")
+        case .methodNotAllowed: throw Self.failure(nil, status: 405, "configuration")
+        case .undocumented(let status, _): throw Self.failure(nil, status: status, "configuration")
+        }
+        func short(_ text: String?, _ limit: Int) -> Bool { (text?.utf8.count ?? 0) <= limit }
+        return (configuration.requestor?.mvpds ?? []).prefix(1000).compactMap { entry -> MVPD? in
+            guard let id = entry.id, !id.isEmpty, short(id, 256), short(entry.displayName, 1024), short(entry.logoUrl, 2048),
+                short(entry.boardingStatus, 64), short(entry.platformMappingId, 256)
+            else { return nil }
+            return MVPD(
+                id: id, displayName: entry.displayName ?? id, logoURL: entry.logoUrl.flatMap(URL.init(string:)),
+                enablePlatformServices: entry.enablePlatformServices ?? false, boardingStatus: entry.boardingStatus,
+                platformMappingID: entry.platformMappingId, serviceProvider: serviceProvider)
+        }
+    }
+
+    /// `POST sessions`: a session for the device (a code and a URL, or `authorize` when no login is needed).
+    func createSession(mvpd: String?, domainName: String, redirectURL: String) async throws(AccessEnablerError)
+        -> Components.Schemas.SessionResponse
+    {
+        let output = try await run("sessions") {
+            try await client.createSessionUsingPOST(
+                path: .init(serviceProvider: requestor),
+                headers: .init(apDeviceIdentifier: headers.deviceIdentifier, xDeviceInfo: headers.deviceInfo),
+                body: .urlEncodedForm(.init(domainName: domainName, mvpd: mvpd, redirectUrl: redirectURL)))
+        }
+        switch output {
+        case .ok(let ok): return try await run("sessions") { try ok.body.json }
+        case .badRequest(let answer): throw Self.failure(try? answer.body.json, status: 400, "sessions")
+        case .unauthorized(let answer): throw Self.failure(try? answer.body.json, status: 401, "sessions")
+        case .internalServerError(let answer): throw Self.failure(try? answer.body.json, status: 500, "sessions")
+        case .methodNotAllowed: throw Self.failure(nil, status: 405, "sessions")
+        case .undocumented(let status, let payload): throw Self.failure(await Self.errorBody(payload), status: status, "sessions")
+        }
+    }
+
+    /// The Enhanced Error of an answer the contract does not list (403, 429, …), when its body is one.
+    static func errorBody(_ payload: UndocumentedPayload) async -> Components.Schemas.ErrorInformation? {
+        guard let body = payload.body, let bytes = try? await [UInt8](collecting: body, upTo: 64 * 1024) else { return nil }
+        return try? JSONDecoder().decode(Components.Schemas.ErrorInformation.self, from: Data(bytes))
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+import TVEPassAPIv2
+import TVESandbox
+
+@testable import TVEAccessEnabler
+
+@Suite("V2ServiceProviderClient: REST API v2 for the flow layer")
+struct V2ServiceProviderClientTests {
+    static func client(
+        _ provider: LocalProvider, transport: any EntitlementTransport = URLSessionTransport(timeout: 5), clock: TestClock? = nil
+    ) throws -> V2ServiceProviderClient {
+        let base = ServiceProviderClient(
+            baseURL: provider.url, requestor: "tvekit-sandbox", identity: .softwareStatement(provider.softwareStatement, redirectURI: nil),
+            transport: transport, deviceInfo: "e30=", extraFields: [], clock: clock ?? provider.clock, sleep: { _ in })
+        return V2ServiceProviderClient(
+            base: base, serviceProviderURL: provider.url, requestor: "tvekit-sandbox", transport: transport,
+            headers: try V2DeviceHeaders(deviceID: "device-1", deviceInfo: nil, platform: .tvOS))
+    }
+
+    @Test("configuration and a session: DCR, the bearer token and the device headers, through the app's transport")
+    func configurationAndSession() async throws {
+        try await withLocalProvider { provider in
+            let client = try Self.client(provider)
+            let mvpds = try await client.mvpds(serviceProvider: provider.url)
+            #expect(mvpds.map(\.id) == ["SandboxCable", "SandboxSSO", "SandboxTempPass", "SandboxPromoPass"])
+            let session = try await client.createSession(mvpd: nil, domainName: "tvekit.test", redirectURL: "adobepass://ios.app")
+            #expect(session.actionName == "resume")
+            #expect(session.code?.count == 7)
+            let temp = try await client.createSession(
+                mvpd: "SandboxTempPass", domainName: "tvekit.test", redirectURL: "adobepass://ios.app")
+            #expect(temp.actionName == "authorize")
+        }
+    }
+
+    @Test("an expired access token is refreshed once after a 401, and the call goes through")
+    func refreshOn401() async throws {
+        try await withLocalProvider { provider in
+            // The device's clock stands still: only the provider's 401 can tell the client its token expired.
+            let client = try Self.client(provider, clock: TestClock(provider.clock.nowMilliseconds))
+            _ = try await client.mvpds(serviceProvider: provider.url)
+            provider.clock.advance(seconds: 21_601)
+            #expect(try await client.mvpds(serviceProvider: provider.url).count == 4)
+        }
+    }
+
+    @Test("errors become the AccessEnabler's codes: an unknown MVPD, a garbage answer")
+    func errors() async throws {
+        try await withLocalProvider { provider in
+            let client = try Self.client(provider)
+            await #expect {
+                _ = try await client.createSession(mvpd: "NoSuchMVPD", domainName: "tvekit.test", redirectURL: "adobepass://ios.app")
+            } throws: { ($0 as? AccessEnablerError)?.code == .providerNotAvailable }
+            let garbage = try Self.client(provider, transport: FaultyTransport([("/api/v2", .status(200, body: "{not json"), 10)]))
+            await #expect {
+                _ = try await garbage.mvpds(serviceProvider: provider.url)
+            } throws: { ($0 as? AccessEnablerError)?.code == .internalError }
+        }
+    }
+}
