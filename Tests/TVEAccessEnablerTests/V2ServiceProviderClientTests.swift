@@ -57,4 +57,32 @@ struct V2ServiceProviderClientTests {
             } throws: { ($0 as? AccessEnablerError)?.code == .internalError }
         }
     }
+
+    @Test("a second-screen login, the profile by code, decisions (preauthorize split into calls of 5) and logout")
+    func loginDecisionsLogout() async throws {
+        try await withLocalProvider { provider in
+            let client = try Self.client(provider)
+            let session = try await client.createSession(
+                mvpd: "SandboxCable", domainName: "tvekit.test", redirectURL: "adobepass://ios.app")
+            let code = try #require(session.code)
+            #expect(try await client.profiles(code: code).isEmpty)
+            let url = try #require(URL(string: provider.url.absoluteString + (session.url ?? "")))
+            let outcome = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password")
+            #expect(outcome == .redirect(try #require(URL(string: "adobepass://ios.app"))))
+            #expect(try await client.profiles(code: code)["SandboxCable"]?._type == "regular")
+            #expect(try await client.profiles(mvpd: "SandboxCable")["SandboxCable"] != nil)
+
+            let resources = ["news", "sports", "movies", "premium-sports", "kids", "drama", "mature-show"]
+            let pre = try await client.decisions(authorize: false, mvpd: "SandboxCable", resources: resources)
+            #expect(pre.map(\.resource) == resources)
+            #expect(pre.map(\.authorized) == [true, true, true, false, true, true, false])
+            #expect(pre.allSatisfy { $0.token == nil })
+            let authorized = try await client.decisions(authorize: true, mvpd: "SandboxCable", resources: ["news"])
+            #expect(authorized.first?.token?.serializedToken != nil)
+
+            let logout = try await client.logout(mvpd: "SandboxCable", redirectURL: nil)
+            #expect(logout?.actionName == "complete")
+            #expect(try await client.profiles().isEmpty)
+        }
+    }
 }
