@@ -113,7 +113,7 @@ struct SlowClientTests {
                     + "Content-Length: 900000000\r\n\r\n")
             let started = ContinuousClock.now
             #expect(await connection.untilClosed(seconds: 5) != nil)
-            #expect(ContinuousClock.now - started < .seconds(3))
+            #expect(ContinuousClock.now - started < .seconds(15))  // the idle timeout (30 s) would be later
         }
     }
 
@@ -142,12 +142,12 @@ struct SlowClientTests {
             connection.send("GET /api/v2/tvekit-sandbox/configuration HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
             let started = ContinuousClock.now
             var closed = false
-            for _ in 0..<12 where !closed {
+            for _ in 0..<35 where !closed {
                 connection.send("1\r\nx\r\n")
                 closed = await connection.closed(afterMilliseconds: 400)
             }
             #expect(closed)
-            #expect(ContinuousClock.now - started < .seconds(4))
+            #expect(ContinuousClock.now - started < .seconds(15))  // the idle timeout (30 s) would be later
         }
     }
 }
