@@ -85,4 +85,37 @@ struct V2ServiceProviderClientTests {
             #expect(try await client.profiles().isEmpty)
         }
     }
+
+    @Test("Apple single sign-on: a partner_profile session, the platform's SAML response, an appleSSO profile; a denial falls back")
+    func appleSSO() async throws {
+        try await withLocalProvider { provider in
+            let client = try Self.client(provider)
+            let granted = PassAPIv2.PartnerFrameworkStatus(
+                frameworkPermissionInfo: .init(accessStatus: "granted"),
+                frameworkProviderInfo: .init(id: "sandbox-sso", expirationDate: nil))
+            let session = try await client.partnerSession(domainName: "tvekit.test", redirectURL: "adobepass://ios.app", status: granted)
+            #expect(session.actionName == "partner_profile")
+            let request = try #require(session.authenticationRequest?.request)
+            let xml = String(decoding: try #require(Data(base64Encoded: request)), as: UTF8.self)
+            let requestID = try #require(xml.split(separator: "\"").dropFirst().first { $0.hasPrefix("_") }.map(String.init))
+            // What the platform's framework hands the app: the local IdP's single-sign-on answer.
+            let answer = try await URLSessionTransport(timeout: 5).send(
+                EntitlementHTTPRequest(
+                    method: "POST", url: provider.url.appendingPathComponent("idp/SandboxSSO/sso"),
+                    headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                    body: Data("username=sso-viewer&password=sandbox-password&request_id=\(requestID)".utf8)))
+            let saml = try #require((try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["SAMLResponse"] as? String)
+            let profiles = try await client.partnerProfile(samlResponse: saml, status: granted)
+            #expect(profiles["SandboxSSO"]?._type == "appleSSO")
+            #expect(profiles["SandboxSSO"]?.issuer == "Apple")
+
+            let denied = PassAPIv2.PartnerFrameworkStatus(
+                frameworkPermissionInfo: .init(accessStatus: "denied"), frameworkProviderInfo: nil)
+            let fallback = try await client.partnerSession(domainName: "tvekit.test", redirectURL: "adobepass://ios.app", status: denied)
+            #expect(fallback.reasonType == "pfs_fallback")
+            await #expect {
+                _ = try await client.partnerProfile(samlResponse: saml, status: denied)
+            } throws: { ($0 as? AccessEnablerError)?.code == .platformSSO }
+        }
+    }
 }
