@@ -166,3 +166,25 @@ extension Operations.GetLogoutForMvpdUsingGET.Output: V2ErrorOutput {
     }
     var undocumentedPayload: (Int, UndocumentedPayload)? { if case .undocumented(let s, let p) = self { (s, p) } else { nil } }
 }
+
+extension V2ServiceProviderClient {
+    /// `POST sessions/{code}`: the second screen's part of a session, with what it was missing (the MVPD picked).
+    func resumeSession(code: String, mvpd: String) async throws(AccessEnablerError) -> Components.Schemas.SessionResponse {
+        let output = try await run("sessions/{code}") {
+            try await client.resumeSessionUsingPOST(
+                path: .init(code: code, serviceProvider: requestor), body: .urlEncodedForm(.init(mvpd: mvpd)))
+        }
+        return try await Self.check(
+            "sessions/{code}", ok: try? output.ok.body.json, badRequest: output.badRequestBody, unauthorized: output.unauthorizedBody,
+            serverError: output.serverErrorBody, undocumented: output.undocumentedPayload)
+    }
+}
+
+extension Operations.ResumeSessionUsingPOST.Output: V2ErrorOutput {
+    var badRequestBody: Components.Schemas.ErrorInformation?? { if case .badRequest(let a) = self { try? a.body.json } else { nil } }
+    var unauthorizedBody: Components.Schemas.ErrorInformation?? { if case .unauthorized(let a) = self { try? a.body.json } else { nil } }
+    var serverErrorBody: Components.Schemas.ErrorInformation?? {
+        if case .internalServerError(let a) = self { try? a.body.json } else { nil }
+    }
+    var undocumentedPayload: (Int, UndocumentedPayload)? { if case .undocumented(let s, let p) = self { (s, p) } else { nil } }
+}

@@ -27,6 +27,11 @@ struct V2ServiceProviderClientTests {
             let session = try await client.createSession(mvpd: nil, domainName: "tvekit.test", redirectURL: "adobepass://ios.app")
             #expect(session.actionName == "resume")
             #expect(session.code?.count == 7)
+            let resumed = try await client.resumeSession(code: try #require(session.code), mvpd: "SandboxCable")
+            #expect(resumed.actionName == "authenticate")
+            await #expect {
+                _ = try await client.resumeSession(code: "NOPE123", mvpd: "SandboxCable")
+            } throws: { ($0 as? AccessEnablerError)?.code == .genericAuthentication }
             let temp = try await client.createSession(
                 mvpd: "SandboxTempPass", domainName: "tvekit.test", redirectURL: "adobepass://ios.app")
             #expect(temp.actionName == "authorize")
