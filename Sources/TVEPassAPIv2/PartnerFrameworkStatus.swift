@@ -56,9 +56,10 @@ extension PassAPIv2 {
         ///   (``header``).
         public init(header value: String) throws(HeaderError) {
             let code = "invalid_header_pfs_permission_access_not_present"
-            _ = try PassAPIv2.jsonObject(base64: value, code: code, header: Self.headerName)
             let bytes = try PassAPIv2.decodeBase64(value, code: code, header: Self.headerName)
-            guard let status = try? JSONDecoder().decode(Self.self, from: Data(bytes)) else {
+            guard JSONDepth.isWithin(bytes, maximumDepth: PassAPIv2.maximumJSONDepth),
+                let status = try? JSONDecoder().decode(Self.self, from: Data(bytes))
+            else {
                 throw HeaderError(code: code, reason: "\(Self.headerName) is not of the documented shape")
             }
             self = status

@@ -85,7 +85,7 @@ public struct ServiceProvider: Sendable {
         if let throttle {
             group.add(
                 middleware: ThrottlingMiddleware<Context>(
-                    throttle: throttle, enhancedErrors: configuration.enhancedErrors, trustsForwardedFor: configuration.trustsForwardedFor))
+                    throttle: throttle, enhancedErrors: configuration.enhancedErrors))
         }
         group.add(middleware: BodyReadTimeoutMiddleware<Context>(limit: Self.maximumBodyBytes, timeout: bodyReadTimeout))
         registry.addRoutes(to: group)

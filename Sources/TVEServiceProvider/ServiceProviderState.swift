@@ -43,17 +43,6 @@ struct ExpiringTable<Value: Sendable>: Sendable {
         entries[key] = nil
     }
 
-    /// How many live entries satisfy `belongs`, counting up to `limit` (so that a caller that only needs to know
-    /// whether a limit is reached stops there).
-    func liveCount(now: Int64, upTo limit: Int, where belongs: (Value) -> Bool) -> Int {
-        var count = 0
-        for entry in entries.values where entry.expires > now && belongs(entry.value) {
-            count += 1
-            if count >= limit { break }
-        }
-        return count
-    }
-
     enum Lookup {
         case missing
         case expired

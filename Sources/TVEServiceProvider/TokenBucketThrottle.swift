@@ -63,7 +63,6 @@ public final class TokenBucketThrottle: Sendable {
 struct ThrottlingMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
     let throttle: TokenBucketThrottle
     let enhancedErrors: Bool
-    let trustsForwardedFor: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // The address ClientAddressMiddleware chose (X-Forwarded-For when trusted, IPv6 by /64).
