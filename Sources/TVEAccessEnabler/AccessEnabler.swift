@@ -164,7 +164,8 @@ public final class AccessEnabler: Sendable {
         }
     }
 
-    /// `getAuthentication`, `getAuthentication:withData:` (`data` is accepted and not used by the local service provider).
+    /// `getAuthentication`, `getAuthentication:withData:` (`data` goes with the login: v1's `generic_data`, or a
+    /// promotional TempPass's `AP-TempPass-Identity` on REST API v2).
     public func getAuthentication(forceAuthn: Bool = false, withData data: [String: String] = [:]) {
         enqueue { await self.runAuthentication(forceAuthn: forceAuthn, providers: nil, featured: [], data: data) }
     }
@@ -200,21 +201,27 @@ public final class AccessEnabler: Sendable {
             $0.loggingOut = false
             $0.loginData = data
         }
-        await conclude(await authenticate(forceAuthn: forceAuthn, providers: providers, featured: featured))
+        await conclude(await authenticate(forceAuthn: forceAuthn, providers: providers, featured: featured, data: data))
     }
 
     /// `getAuthentication` on the async API: the stored authentication, else the platform picker when the requestor
     /// has platform MVPDs, else the classic provider dialog.
-    private func authenticate(forceAuthn: Bool, providers: [String]?, featured: [String]) async -> DelegateTranslator.AuthenticationOutcome
+    private func authenticate(forceAuthn: Bool, providers: [String]?, featured: [String], data: [String: String]) async
+        -> DelegateTranslator.AuthenticationOutcome
     {
         do {
             if case .authenticated(let token) = try await core.startAuthentication(forceAuthn: forceAuthn) { return .stored(token) }
             if core.configuration.tvProviderAccount != nil, await !core.platformMVPDs.isEmpty {
                 let presenter = DelegatePresenter(enabler: self)
-                switch try await core.authenticateWithPlatformSSO(providers: providers, featured: featured, presenter: presenter) {
+                switch try await core.authenticateWithPlatformSSO(
+                    providers: providers, featured: featured, data: data, presenter: presenter)
+                {
                 case .authenticated(let token): return .loggedIn(token)
                 case .fallback(let status, let mvpds): return .platformFallback(status, mvpds)
-                case .login(_, let step): return .login(step)
+                case .login(let mvpd, let step):
+                    // The platform picker chose the provider: the same mvpdSelection tracking as setSelectedProvider.
+                    send(translator.providerSelected(mvpd.id))
+                    return .login(step)
                 }
             }
             return .selectProvider(await core.mvpds)
@@ -227,12 +234,12 @@ public final class AccessEnabler: Sendable {
     /// waits for, a failure drops it; a registration code starts the wait for the second screen.
     private func conclude(_ outcome: DelegateTranslator.AuthenticationOutcome) async {
         switch outcome {
-        case .failed, .loginFailed: state.withLock { $0.pendingAuthorization = nil }
+        case .failed, .loginFailed, .tempPassEnded: state.withLock { $0.pendingAuthorization = nil }
         default: break
         }
         send(translator.authentication(outcome))
         switch outcome {
-        case .stored, .loggedIn: await authorizePending()
+        case .stored, .loggedIn, .login(.authenticated): await authorizePending()
         case .login(.registrationCode): startPolling()
         default: break
         }
@@ -249,6 +256,9 @@ public final class AccessEnabler: Sendable {
             self.send(self.translator.providerSelected(mvpdID))
             switch await self.result({ () async throws(AccessEnablerError) in try await self.core.selectProvider(mvpdID, data: data) }) {
             case .success(let step): await self.conclude(.login(step))
+            case .failure(let error) where error.code == .tempPassExpired:
+                let mvpds = await self.core.mvpds.filter { $0.id != mvpdID }
+                await self.conclude(.tempPassEnded(error, mvpds))
             case .failure(let error): await self.conclude(.failed(error))
             }
         }

@@ -35,10 +35,14 @@ public struct AdvancedStatus: Sendable, Hashable, CustomStringConvertible {
         AdvancedStatus(
             id: "APPL_ERROR", level: .error, message: "the single-sign-on framework failed", details: String(details.prefix(500)))
     }
-    /// Logged out after a platform-SSO login: the user must also sign out in the system settings.
-    public static let signOutInSettings = AdvancedStatus(
-        id: "VSA203", level: .info,
-        message: "sign out of the TV provider in Settings too (Settings > TV Provider)")
+    /// Logged out after a platform-SSO login: the user must also sign out in the system settings (the iOS path).
+    public static let signOutInSettings = signOutInSettings(on: .iOS)
+    /// Logged out after a platform-SSO login: the user must also sign out in the system settings, named by their path
+    /// on `platform` (iOS: Settings > TV Provider; tvOS: Settings > Users and Accounts > TV Provider).
+    public static func signOutInSettings(on platform: EntitlementPlatform) -> AdvancedStatus {
+        let path = platform == .tvOS ? "Settings > Users and Accounts > TV Provider" : "Settings > TV Provider"
+        return AdvancedStatus(id: "VSA203", level: .info, message: "sign out of the TV provider in Settings too (\(path))")
+    }
     /// tvOS: show this registration code; the flow layer polls until it is used on a second screen.
     public static func registrationCode(_ code: String) -> AdvancedStatus {
         AdvancedStatus(id: "REGCODE", level: .info, message: code)

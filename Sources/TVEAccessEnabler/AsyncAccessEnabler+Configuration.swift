@@ -12,14 +12,17 @@ extension AsyncAccessEnabler {
         public var redirectURL: String
         /// Decrypts user metadata for ``metadata(_:)``; without one, encrypted values are returned as they came.
         public var metadataDecryptor: MetadataDecryptor?
-        /// How the tvOS flow waits for the second screen: the first interval (at least 1 ms; doubling up to 10 s) and
-        /// the limit.
+        /// How the tvOS flow waits for the second screen. REST API v1: the first interval (at least 1 ms; doubling up to
+        /// 10 s) and the limit. REST API v2: every interval clamped to 3–5 s, as Adobe asks, until the session's
+        /// `notAfter` or the limit, whichever comes first.
         public var pollingInterval: Duration
         public var pollingTimeout: Duration
         /// How the flow layer waits (back-off, polling); tests make it instant.
         public var sleep: @Sendable (Duration) async -> Void
         /// The platform's single-sign-on framework, when the app has one (Apple's Video Subscriber Account).
         public var tvProviderAccount: (any TVProviderAccountProvider)?
+        /// The REST API spoken to the service providers: v2 by default (see ``ServiceAPI``).
+        public var api: ServiceAPI
 
         public init(
             transport: any EntitlementTransport = URLSessionTransport(), tokenStore: any EntitlementTokenStore = InMemoryTokenStore(),
@@ -27,8 +30,9 @@ extension AsyncAccessEnabler {
             redirectURL: String = AsyncAccessEnabler.defaultRedirectURL, metadataDecryptor: MetadataDecryptor? = nil,
             pollingInterval: Duration = .seconds(2), pollingTimeout: Duration = .seconds(1800),
             sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) },
-            tvProviderAccount: (any TVProviderAccountProvider)? = nil
+            tvProviderAccount: (any TVProviderAccountProvider)? = nil, api: ServiceAPI = .v2
         ) {
+            self.api = api
             self.tvProviderAccount = tvProviderAccount
             self.transport = transport
             self.tokenStore = tokenStore

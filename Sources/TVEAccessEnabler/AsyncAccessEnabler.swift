@@ -1,7 +1,8 @@
 import Foundation
 import TVECrypto
 
-/// The flow layer's async API: one actor per application, talking REST API v1 to the service providers.
+/// The flow layer's async API: one actor per application, talking REST API v2 (or v1, ``Configuration/api``) to the
+/// service providers.
 /// ``AccessEnabler`` is the delegate API of the seeds, an adapter over this.
 ///
 /// A façade over small types with one job each: ``RequestorSetup`` (configuration, service providers, options),
@@ -13,6 +14,8 @@ public actor AsyncAccessEnabler {
     public static let defaultRedirectURL = "adobepass://ios.app"
     /// Adobe's production service provider, the default of `setRequestor`.
     public static let defaultServiceProvider = URL(string: "https://sp.auth.adobe.com")
+    /// Adobe's staging service provider (for integration tests against Adobe).
+    public static let stagingServiceProvider = URL(string: "https://sp.auth-staging.adobe.com")
 
     public let configuration: Configuration
     private let serial: SerialQueue
@@ -200,11 +203,12 @@ public actor AsyncAccessEnabler {
     /// requestor has platform MVPDs: the platform picker, then the exchange, a silent provider selection, or the
     /// classic flow with `N003`, `N004`, `N005`, `VSA403`, `VSA404` or `VSA503`. The picker is on screen while other
     /// calls run: it holds nothing.
+    /// `data` (`getAuthentication:withData:`) goes with the login of a picker-only provider.
     public func authenticateWithPlatformSSO(
-        providers: [String]? = nil, featured: [String] = [],
+        providers: [String]? = nil, featured: [String] = [], data: [String: String] = [:],
         presenter: any TVProviderDialogPresenter
     ) async throws(AccessEnablerError) -> PlatformSSOOutcome {
-        try await platformSSO.authenticate(providers: providers, featured: featured, presenter: presenter)
+        try await platformSSO.authenticate(providers: providers, featured: featured, data: data, presenter: presenter)
     }
 }
 

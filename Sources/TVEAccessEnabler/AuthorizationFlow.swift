@@ -1,5 +1,5 @@
-/// `checkAuthorization` and `checkPreauthorizedResources`: authorizations kept per resource, renewed once when the
-/// service provider no longer holds them.
+/// `checkAuthorization` and `checkPreauthorizedResources`: authorizations kept per resource (REST API v1 renews one
+/// once when the service provider no longer holds it; every REST API v2 authorization brings its own media token).
 struct AuthorizationFlow {
     let setup: RequestorSetup
     let session: SessionStore
@@ -16,21 +16,14 @@ struct AuthorizationFlow {
         }
         let (client, _) = try setup.client(for: authentication.mvpd)
         do {
-            var cached = entitlements.authorizations[resource] != nil
-            while true {
-                if entitlements.authorizations[resource] == nil {
-                    entitlements.authorizations[resource] = try await client.authorize(
-                        deviceID: entitlements.deviceID, resource: resource, data: data)
-                    try await session.save(entitlements)
-                }
-                do {
-                    return try await client.mediaToken(deviceID: entitlements.deviceID, resource: resource)
-                } catch  where cached && Self.isGone(error) {
-                    // The service provider no longer holds the stored authorization: authorize again, once.
-                    entitlements.authorizations[resource] = nil
-                    cached = false
-                }
+            let stored = entitlements.authorizations[resource]
+            let (token, authorization) = try await client.mediaToken(
+                deviceID: entitlements.deviceID, mvpd: authentication.mvpd, resource: resource, data: data, stored: stored)
+            if authorization != stored {
+                entitlements.authorizations[resource] = authorization
+                try await session.save(entitlements)
             }
+            return token
         } catch {
             if error.code == .userNotAuthenticated {
                 // The service provider no longer knows the authentication: forget it.
@@ -53,7 +46,7 @@ struct AuthorizationFlow {
         let remaining = resources.filter { !known.contains($0) }
         guard !remaining.isEmpty else { return resources.filter { known.contains($0) } }
         let (client, _) = try setup.client(for: authentication.mvpd)
-        let decisions = try await client.preauthorize(deviceID: entitlements.deviceID, resources: remaining)
+        let decisions = try await client.preauthorize(deviceID: entitlements.deviceID, mvpd: authentication.mvpd, resources: remaining)
         let allowed = known.union(decisions.filter(\.authorized).map(\.resource))
         return resources.filter { allowed.contains($0) }
     }

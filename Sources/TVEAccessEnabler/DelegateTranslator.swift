@@ -36,6 +36,8 @@ package struct DelegateTranslator: Sendable {
         case login(AsyncAccessEnabler.LoginStep)
         /// `getAuthentication` or `setSelectedProvider` failed (no tracking).
         case failed(AccessEnablerError)
+        /// The TempPass picked has run out (`N111`): the failure, then the provider dialog again without it.
+        case tempPassEnded(AccessEnablerError, [MVPD])
     }
 
     /// How `checkAuthorization` (or the authorization after `getAuthorization`'s login) ended.
@@ -89,8 +91,12 @@ package struct DelegateTranslator: Sendable {
             [.navigateToUrl(url, useSVC: useSVC)]
         case .login(.registrationCode(let code)):
             [.status(.registrationCode(code))]
+        case .login(.authenticated(let token)):
+            authentication(.loggedIn(token))
         case .failed(let error):
             authenticationFailed(error)
+        case .tempPassEnded(let error, let mvpds):
+            authenticationFailed(error) + [.displayProviderDialog(mvpds)]
         }
     }
 
@@ -152,7 +158,7 @@ package struct DelegateTranslator: Sendable {
         let loggedOut = DelegateCallback.setAuthenticationStatus(AccessEnabler.statusError, errorCode: AccessEnabler.userAuthenticated)
         switch result {
         case .success(let outcome):
-            var callbacks: [DelegateCallback] = outcome.platformSSO ? [.status(.signOutInSettings)] : []
+            var callbacks: [DelegateCallback] = outcome.platformSSO ? [.status(.signOutInSettings(on: platform))] : []
             if let error = outcome.serverError {
                 callbacks.append(
                     .status(AdvancedStatus(id: error.code.rawValue, level: .warning, message: "logged out here; " + error.message)))

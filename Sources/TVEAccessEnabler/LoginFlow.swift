@@ -1,4 +1,5 @@
 import Foundation
+import TVETokens
 
 /// The classic login: `getAuthentication`, the MVPD picked (`setSelectedProvider`) and the authentication that ends
 /// it, from the redirect of the login page (iOS) or from the registration code used on a second screen (tvOS). The
@@ -28,35 +29,31 @@ struct LoginFlow {
         }
         let (client, mvpd) = try setup.client(for: mvpdID)
         let deviceID = try await session.load().deviceID
-        let code: String
-        do {
-            code = try await client.registrationCode(deviceID: deviceID, mvpd: mvpd.id)
-        } catch {
-            throw AccessEnablerError(.genericAuthentication, error.message, httpStatus: error.httpStatus)
-        }
-        session.pendingLogin = (mvpd, code)
-        switch configuration.platform {
-        case .tvOS:
-            return .registrationCode(code)
-        case .iOS:
-            let url = await client.authenticationURL(
-                mvpd: mvpd.id, registrationCode: code, redirectURL: configuration.redirectURL, data: data)
-            return .navigate(url, useSVC: setup.options.handleSVC)
+        let start = try await client.startLogin(
+            LoginRequest(
+                deviceID: deviceID, mvpd: mvpd, redirectURL: configuration.redirectURL, data: data, platform: configuration.platform))
+        switch start {
+        case .authenticated(let token):
+            // TempPass, or a profile the device already holds: no login page, no later getAuthentication.
+            session.pendingLogin = nil
+            try await session.storeAuthentication(token, mvpd: mvpd)
+            return .authenticated(token)
+        case .login(let code, let page, let notAfter):
+            session.pendingLogin = PendingLogin(mvpd: mvpd, code: code, notAfter: notAfter)
+            switch configuration.platform {
+            case .tvOS: return .registrationCode(code)
+            case .iOS: return .navigate(page, useSVC: setup.options.handleSVC)
+            }
         }
     }
 
     /// Completes the login in progress (the caller holds the serial queue): the service provider's authentication
     /// for the MVPD picked, stored.
     nonisolated(nonsending) func complete() async throws(AccessEnablerError) -> AuthenticationToken {
-        guard let (mvpd, _) = session.pendingLogin else { throw AccessEnablerError(.genericAuthentication, "no login is in progress") }
+        guard let mvpd = session.pendingLogin?.mvpd else { throw AccessEnablerError(.genericAuthentication, "no login is in progress") }
         let (client, _) = try setup.client(for: mvpd.id)
         let deviceID = try await session.load().deviceID
-        let token: AuthenticationToken?
-        do {
-            token = try await client.authenticationToken(deviceID: deviceID)
-        } catch {
-            throw AccessEnablerError(.genericAuthentication, error.message, httpStatus: error.httpStatus)
-        }
+        let token = try await client.authentication(deviceID: deviceID, mvpd: mvpd, code: nil)
         guard let token else {
             throw AccessEnablerError(.genericAuthentication, "the service provider has no authentication for this device")
         }
@@ -69,21 +66,32 @@ struct LoginFlow {
         return token
     }
 
-    /// tvOS: polls `tokens/authn` (with back-off: the configured interval, doubling up to 10 s) until the user has
-    /// logged in on a second screen with the registration code, or the polling timeout passes. The wait holds nothing;
-    /// it enters the serial queue only to store what it found, if the login is still the one in progress.
+    /// tvOS: polls until the user has logged in on a second screen with the code, or the wait ends. REST API v1:
+    /// `tokens/authn` with back-off (the configured interval, doubling up to 10 s) until the polling timeout. REST
+    /// API v2: `profiles/code/{code}` every 3–5 s (the configured interval, clamped) until the session's `notAfter` or
+    /// the polling timeout, whichever is first. The wait holds nothing; it enters the serial queue only to store what
+    /// it found, if the login is still the one in progress.
     nonisolated(nonsending) func waitForSecondScreen() async throws(AccessEnablerError) -> AuthenticationToken {
-        guard let (mvpd, code) = session.pendingLogin else { throw AccessEnablerError(.genericAuthentication, "no login is in progress") }
+        guard let pending = session.pendingLogin else { throw AccessEnablerError(.genericAuthentication, "no login is in progress") }
+        let mvpd = pending.mvpd
         let (client, _) = try setup.client(for: mvpd.id)
         let deviceID = try await session.load().deviceID
-        let isCurrent = { session.pendingLogin?.mvpd.id == mvpd.id && session.pendingLogin?.code == code }
+        let isCurrent = { session.pendingLogin == pending }
         let cancelled = AccessEnablerError(.genericAuthentication, "the wait for the second screen was cancelled")
+        let v2 = client.api == .v2
         var waited = Duration.zero
-        var interval = max(configuration.pollingInterval, .milliseconds(1))
-        while waited < configuration.pollingTimeout {
+        var interval =
+            v2 ? min(max(configuration.pollingInterval, .seconds(3)), .seconds(5)) : max(configuration.pollingInterval, .milliseconds(1))
+        var limit = configuration.pollingTimeout
+        if let notAfter = pending.notAfter {
+            limit = min(limit, .milliseconds(max(0, notAfter - configuration.clock.nowMilliseconds)))
+        }
+        while waited < limit {
             if Task.isCancelled { throw cancelled }
             // Only an authentication with the MVPD picked ends the wait (not one left from an earlier login).
-            if let token = try? await client.authenticationToken(deviceID: deviceID), token.mvpd == mvpd.id {
+            if let token = try? await client.authentication(deviceID: deviceID, mvpd: mvpd, code: v2 ? pending.code : nil),
+                token.mvpd == mvpd.id
+            {
                 return try await serial.run(ifCancelled: cancelled) { () async throws(AccessEnablerError) -> AuthenticationToken in
                     guard isCurrent() else { throw AccessEnablerError(.providerNotSelected, "the login was cancelled") }
                     session.pendingLogin = nil
@@ -94,7 +102,7 @@ struct LoginFlow {
             guard isCurrent() else { throw AccessEnablerError(.providerNotSelected, "the login was cancelled") }
             await configuration.sleep(interval)
             waited += interval
-            interval = min(interval * 2, .seconds(10))
+            if !v2 { interval = min(interval * 2, .seconds(10)) }
         }
         throw AccessEnablerError(.genericAuthentication, "the registration code was not used in time")
     }

@@ -17,15 +17,9 @@ struct LogoutFlow {
         guard let authentication, let (client, _) = try? setup.client(for: authentication.mvpd) else {
             return .init(page: nil, platformSSO: authentication?.platformSSO ?? false, serverError: nil)
         }
-        var serverError: AccessEnablerError?
-        do {
-            try await client.logout(deviceID: entitlements.deviceID)
-        } catch {
-            serverError = error
-        }
-        let page =
-            configuration.platform == .iOS
-            ? await client.logoutURL(deviceID: entitlements.deviceID, redirectURL: configuration.redirectURL) : nil
-        return .init(page: page, platformSSO: authentication.platformSSO, serverError: serverError)
+        let step = await client.logout(
+            deviceID: entitlements.deviceID, mvpd: authentication.mvpd, redirectURL: configuration.redirectURL,
+            platform: configuration.platform)
+        return .init(page: step.page, platformSSO: authentication.platformSSO || step.partnerLogout, serverError: step.error)
     }
 }

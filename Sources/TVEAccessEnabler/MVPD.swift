@@ -15,11 +15,18 @@ public struct MVPD: Sendable, Hashable, Codable {
     public var requiredMetadataFields: [String]
     /// The service provider that listed it first; later calls for this MVPD go there.
     public var serviceProvider: URL
+    /// A TempPass: choosing it authenticates at once, for a limited time, with no login page (REST API v2).
+    public var isTempPass: Bool
+    /// Shown in the platform's provider picker (REST API v2's `displayInPlatformPicker`; true when not said).
+    public var displayInPlatformPicker: Bool
 
     public init(
         id: String, displayName: String, logoURL: URL? = nil, enablePlatformServices: Bool = false, boardingStatus: String? = nil,
-        platformMappingID: String? = nil, requiredMetadataFields: [String] = [], serviceProvider: URL
+        platformMappingID: String? = nil, requiredMetadataFields: [String] = [], serviceProvider: URL, isTempPass: Bool = false,
+        displayInPlatformPicker: Bool = true
     ) {
+        self.isTempPass = isTempPass
+        self.displayInPlatformPicker = displayInPlatformPicker
         self.id = id
         self.displayName = displayName
         self.logoURL = logoURL
@@ -28,5 +35,27 @@ public struct MVPD: Sendable, Hashable, Codable {
         self.platformMappingID = platformMappingID
         self.requiredMetadataFields = requiredMetadataFields
         self.serviceProvider = serviceProvider
+    }
+}
+
+extension MVPD {
+    private enum CodingKeys: String, CodingKey {
+        case id, displayName, logoURL, enablePlatformServices, boardingStatus, platformMappingID, requiredMetadataFields
+        case serviceProvider, isTempPass, displayInPlatformPicker
+    }
+
+    /// Reads what earlier versions stored too (without `isTempPass` and `displayInPlatformPicker`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try c.decode(String.self, forKey: .id), displayName: try c.decode(String.self, forKey: .displayName),
+            logoURL: try c.decodeIfPresent(URL.self, forKey: .logoURL),
+            enablePlatformServices: try c.decode(Bool.self, forKey: .enablePlatformServices),
+            boardingStatus: try c.decodeIfPresent(String.self, forKey: .boardingStatus),
+            platformMappingID: try c.decodeIfPresent(String.self, forKey: .platformMappingID),
+            requiredMetadataFields: try c.decode([String].self, forKey: .requiredMetadataFields),
+            serviceProvider: try c.decode(URL.self, forKey: .serviceProvider),
+            isTempPass: try c.decodeIfPresent(Bool.self, forKey: .isTempPass) ?? false,
+            displayInPlatformPicker: try c.decodeIfPresent(Bool.self, forKey: .displayInPlatformPicker) ?? true)
     }
 }

@@ -23,18 +23,12 @@ struct MetadataFlow {
                 throw AccessEnablerError(.userNotAuthenticated, "user metadata needs an authentication")
             }
             let (client, _) = try setup.client(for: authentication.mvpd)
-            return try decode(try await client.userMetadata(deviceID: entitlements.deviceID), key: key)
+            return try decode(try await client.userMetadata(deviceID: entitlements.deviceID, mvpd: authentication.mvpd), key: key)
         }
     }
 
     /// One value of the user-metadata document.
-    private func decode(_ body: Data, key: String) throws(AccessEnablerError) -> MetadataAnswer {
-        let document: UserMetadataDocument
-        do {
-            document = try UserMetadataDocument(jsonText: body)
-        } catch {
-            throw AccessEnablerError(.internalError, "the user metadata document is not valid")
-        }
+    private func decode(_ document: UserMetadataDocument, key: String) throws(AccessEnablerError) -> MetadataAnswer {
         switch document.entries[key] {
         case nil: return MetadataAnswer(value: nil, encrypted: false)
         case .plain(let value)?: return MetadataAnswer(value: value, encrypted: false)

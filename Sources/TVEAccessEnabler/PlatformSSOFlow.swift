@@ -40,9 +40,9 @@ struct PlatformSSOFlow {
     /// `getAuthentication` through the platform picker. The caller does not hold the serial queue: the permission
     /// prompt and the picker wait for the user, so they run outside it, and the queue is entered only to act on the
     /// answer (the exchange, or the login of a picker-only provider).
-    nonisolated(nonsending) func authenticate(providers: [String]?, featured: [String], presenter: any TVProviderDialogPresenter)
-        async throws(AccessEnablerError) -> AsyncAccessEnabler.PlatformSSOOutcome
-    {
+    nonisolated(nonsending) func authenticate(
+        providers: [String]?, featured: [String], data: [String: String], presenter: any TVProviderDialogPresenter
+    ) async throws(AccessEnablerError) -> AsyncAccessEnabler.PlatformSSOOutcome {
         guard let account = configuration.tvProviderAccount, !setup.platformMVPDs.isEmpty else { return .fallback(nil, setup.mvpds) }
         try await serial.run(ifCancelled: .cancelledBeforeItsTurn) { () async throws(AccessEnablerError) in session.pendingLogin = nil }
         switch await account.accessStatus(prompt: true) {
@@ -66,9 +66,13 @@ struct PlatformSSOFlow {
             guard let mvpd = candidates.first(where: { $0.platformMappingID == providerID }) else {
                 return .fallback(.unsupportedProvider, setup.mvpds)
             }
+            // Boarded but with platform services off: not supported here (N004), back to the classic picker, as the
+            // SSO cookbook says.
+            if mvpd.boardingStatus == "SUPPORTED", !mvpd.enablePlatformServices { return .fallback(.unsupportedProvider, setup.mvpds) }
             guard isSupportedForSSO(mvpd) else {
+                // Picker-only: its classic login, with the data given to getAuthentication.
                 let step = try await serial.run(ifCancelled: .cancelledBeforeItsTurn) { () async throws(AccessEnablerError) in
-                    try await login.selectProvider(mvpd.id, data: [:])
+                    try await login.selectProvider(mvpd.id, data: data)
                 }
                 return .login(mvpd, step)
             }
@@ -84,25 +88,29 @@ struct PlatformSSOFlow {
         }
     }
 
-    /// The token exchange (the caller holds the serial queue): a profile request, the framework's SAML response for it,
-    /// `POST /api/v1/tokens/authn`, then the authentication token, stored.
+    /// The token exchange (the caller holds the serial queue): the service provider's request for the platform (v1: a
+    /// profile request; v2: `sessions/sso/Apple`), the framework's SAML response for it, exchanged for an
+    /// authentication (v1: `POST tokens/authn`; v2: `profiles/sso/Apple`), stored.
     private nonisolated(nonsending) func exchange(_ mvpd: MVPD, account: any TVProviderAccountProvider) async throws(AccessEnablerError)
         -> AuthenticationToken
     {
         let (client, _) = try setup.client(for: mvpd.id)
         let deviceID = try await session.load().deviceID
-        let deviceType = configuration.platform.rawValue
-        let payload = try await client.profileRequest(mvpd: mvpd.id, deviceID: deviceID, deviceType: deviceType)
-        let request = TVProviderMetadataRequest(
-            providerIdentifiers: mvpd.platformMappingID.map { [$0] } ?? [],
-            attributeNames: mvpd.requiredMetadataFields, verificationToken: payload)
-        guard case .account(_, let samlResponse?) = await account.accountMetadata(request, presenter: SilentPresenter()) else {
-            throw AccessEnablerError(.platformSSO, "the single-sign-on framework gave no SAML response")
+        guard let providerID = mvpd.platformMappingID else {
+            throw AccessEnablerError(.platformSSO, "the MVPD has no platform identifier")
         }
-        try await client.exchange(deviceID: deviceID, mvpd: mvpd.id, deviceType: deviceType, samlResponse: samlResponse)
-        guard let token = try await client.authenticationToken(deviceID: deviceID, platformSSO: true) else {
-            throw AccessEnablerError(.genericAuthentication, "the token exchange left no authentication")
+        let exchange = PlatformExchange(
+            deviceID: deviceID, mvpd: mvpd, redirectURL: configuration.redirectURL, platform: configuration.platform,
+            providerID: providerID, providerExpires: nil
+        ) { payload, attributes async throws(AccessEnablerError) -> String in
+            let request = TVProviderMetadataRequest(
+                providerIdentifiers: [providerID], attributeNames: attributes, verificationToken: payload)
+            guard case .account(_, let samlResponse?) = await account.accountMetadata(request, presenter: SilentPresenter()) else {
+                throw AccessEnablerError(.platformSSO, "the single-sign-on framework gave no SAML response")
+            }
+            return samlResponse
         }
+        let token = try await client.platformExchange(exchange)
         try await session.storeAuthentication(token, mvpd: mvpd)
         return token
     }

@@ -12,7 +12,7 @@ final class RequestorSetup {
     private(set) var options = AsyncAccessEnabler.Options()
     /// The requestor of `clients` and `mvpds`.
     private(set) var requestorID: String?
-    private var clients: [URL: ServiceProviderClient] = [:]
+    private var clients: [URL: any EntitlementService] = [:]
     /// What the clients were built with (a change of credentials rebuilds them).
     private var clientsIdentity: String?
     /// The merged MVPD list of the last `setRequestor`.
@@ -29,7 +29,7 @@ final class RequestorSetup {
     /// `setOptions`: applies to every later call.
     nonisolated(nonsending) func setOptions(_ options: AsyncAccessEnabler.Options) async {
         self.options = options
-        for client in clients.values { await client.setExtras(extraFields, deviceInfo: deviceInfoValue) }
+        for client in clients.values { await client.apply(options, extraFields: extraFields, deviceInfo: deviceInfoValue) }
     }
 
     var deviceInfoValue: String {
@@ -48,7 +48,7 @@ final class RequestorSetup {
     // MARK: Service providers
 
     /// The client of the service provider that offers `mvpdID`, and the MVPD.
-    func client(for mvpdID: String) throws(AccessEnablerError) -> (ServiceProviderClient, MVPD) {
+    func client(for mvpdID: String) throws(AccessEnablerError) -> (any EntitlementService, MVPD) {
         guard let mvpd = mvpds.first(where: { $0.id == mvpdID }), let client = clients[mvpd.serviceProvider] else {
             throw AccessEnablerError(.providerNotAvailable, "the MVPD \(mvpdID) is not offered to this requestor")
         }
@@ -57,7 +57,9 @@ final class RequestorSetup {
 
     /// The MVPDs the platform picker may show: boarded (`SUPPORTED`) or picker-only (`PICKER`), with a platform ID.
     var platformMVPDs: [MVPD] {
-        mvpds.filter { $0.platformMappingID != nil && ($0.boardingStatus == "SUPPORTED" || $0.boardingStatus == "PICKER") }
+        mvpds.filter {
+            $0.platformMappingID != nil && $0.displayInPlatformPicker && ($0.boardingStatus == "SUPPORTED" || $0.boardingStatus == "PICKER")
+        }
     }
 
     /// `setRequestor` (the caller holds the serial queue): asks every service provider for the requestor's
@@ -79,15 +81,12 @@ final class RequestorSetup {
         // The stored registrations only: the tokens are read again after the network calls, so that a write made
         // meanwhile is not overwritten with an older copy.
         let registrations = (try? await session.read(requestorID).get())?.clientRegistrations ?? [:]
-        var newClients: [URL: ServiceProviderClient] = [:]
+        var newClients: [URL: any EntitlementService] = [:]
         for url in urls {
             newClients[url] =
                 reusable[url]
-                ?? ServiceProviderClient(
-                    baseURL: url, requestor: requestorID, identity: identity,
-                    transport: configuration.transport, deviceInfo: deviceInfoValue,
-                    extraFields: extraFields, clock: configuration.clock, sleep: configuration.sleep,
-                    registration: registrations[Self.registrationKey(key, url)])
+                ?? makeClient(
+                    url, requestorID: requestorID, identity: identity, registration: registrations[Self.registrationKey(key, url)])
         }
         let merged = try await Self.mergedMVPDs(Array(newClients.values))
         let stored = await session.read(requestorID)
@@ -101,8 +100,23 @@ final class RequestorSetup {
         return merged
     }
 
+    /// The client of one service provider, in the REST API configured (v1 for the deprecated identities: REST API v2
+    /// admits only Dynamic Client Registration).
+    private func makeClient(_ url: URL, requestorID: String, identity: ClientIdentity, registration: ClientRegistration?)
+        -> any EntitlementService
+    {
+        let base = ServiceProviderClient(
+            baseURL: url, requestor: requestorID, identity: identity, transport: configuration.transport, deviceInfo: deviceInfoValue,
+            extraFields: extraFields, clock: configuration.clock, sleep: configuration.sleep, registration: registration)
+        guard configuration.api == .v2, case .softwareStatement = identity else { return base }
+        return V2ServiceProviderClient(
+            base: base, serviceProviderURL: url, requestor: requestorID, transport: configuration.transport,
+            deviceInfo: options.deviceInfo, platform: configuration.platform, visitorID: options.visitorID,
+            metadataDecryptor: configuration.metadataDecryptor)
+    }
+
     /// Every provider at once; the MVPDs merged in the order the providers answer.
-    private static func mergedMVPDs(_ clients: [ServiceProviderClient]) async throws(AccessEnablerError) -> [MVPD] {
+    private static func mergedMVPDs(_ clients: [any EntitlementService]) async throws(AccessEnablerError) -> [MVPD] {
         var merged: [MVPD] = []
         var failures: [AccessEnablerError] = []
         await withTaskGroup(of: Result<[MVPD], AccessEnablerError>.self) { group in
@@ -140,10 +154,29 @@ final class RequestorSetup {
         if let authentication = entitlements.authentication, !mvpds.contains(where: { $0.id == authentication.mvpd }) {
             entitlements.forgetAuthentication()
         }
-        if let authentication = entitlements.authentication, let (client, _) = try? client(for: authentication.mvpd) {
+        if let authentication = entitlements.authentication, let (client, mvpd) = try? client(for: authentication.mvpd) {
             do {
-                if try await client.authenticationToken(deviceID: entitlements.deviceID) == nil { entitlements.forgetAuthentication() }
+                if let refreshed = try await client.refreshedAuthentication(
+                    deviceID: entitlements.deviceID, stored: authentication, offered: [mvpd])
+                {
+                    // REST API v2: the profile's notAfter as it stands now.
+                    entitlements.authentication = refreshed
+                } else {
+                    entitlements.forgetAuthentication()
+                }
             } catch {}
+        } else if entitlements.authentication == nil {
+            // REST API v2: a profile the device holds (a login finished on a second screen after the app stopped
+            // waiting, single sign-on from another app) is the device's authentication.
+            for (url, client) in clients where client.api == .v2 {
+                let offered = mvpds.filter { $0.serviceProvider == url }
+                guard let token = try? await client.refreshedAuthentication(deviceID: entitlements.deviceID, stored: nil, offered: offered),
+                    let mvpd = offered.first(where: { $0.id == token.mvpd })
+                else { continue }
+                entitlements.authentication = token
+                entitlements.selectedMVPD = mvpd
+                break
+            }
         }
         try await session.save(entitlements)
     }

@@ -19,8 +19,8 @@ final class SessionStore {
     private var entitlements: StoredEntitlements?
     /// Why reading them failed.
     private var readError: AccessEnablerError?
-    /// The login in progress: the MVPD picked and its registration code.
-    var pendingLogin: (mvpd: MVPD, code: String)?
+    /// The login in progress.
+    var pendingLogin: PendingLogin?
 
     init(store: any EntitlementTokenStore, clock: any MediaTokenClock) {
         io = TokenStoreIO(store: store)
@@ -108,4 +108,12 @@ final class SessionStore {
     static func newDeviceID() -> String {
         ((try? SecureRandom.bytes(count: 16)) ?? Array(UUID().uuidString.utf8.prefix(16))).map { String(format: "%02x", $0) }.joined()
     }
+}
+
+/// A login in progress: the MVPD picked, its code (v1's registration code, v2's session code) and, on REST API v2,
+/// the session's end (milliseconds).
+struct PendingLogin: Hashable {
+    let mvpd: MVPD
+    let code: String
+    let notAfter: Int64?
 }

@@ -19,6 +19,7 @@ extension V2ServiceProviderClient {
 
     /// `GET profiles/{mvpd}` (or all profiles): the device's live profiles by MVPD.
     func profiles(mvpd: String? = nil) async throws(AccessEnablerError) -> [String: Components.Schemas.MvpdProfileResponse] {
+        let headers = try headers
         let device = Operations.GetProfilesUsingGET1.Input.Headers(
             apDeviceIdentifier: headers.deviceIdentifier, xDeviceInfo: headers.deviceInfo)
         let answer: Components.Schemas.ProfilesResponse

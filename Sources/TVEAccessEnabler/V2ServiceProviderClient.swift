@@ -1,6 +1,7 @@
 import Foundation
 import OpenAPIRuntime
 import TVEPassAPI
+import TVEMetadata
 import TVEPassAPIv2
 
 /// One service provider's REST API v2, for the flow layer: the generated client (Adobe's contract) over the app's
@@ -10,24 +11,83 @@ import TVEPassAPIv2
 actor V2ServiceProviderClient {
     let base: ServiceProviderClient
     let requestor: String
-    let headers: V2DeviceHeaders
+    let serviceProviderURL: URL
     let client: Client
+    /// The device headers, or why the app's device information cannot be sent.
+    private var deviceHeaders: Result<V2DeviceHeaders, AccessEnablerError>
+    /// What the headers are made from: the flow layer's device ID, the app's device information, the platform.
+    private var deviceID: String?
+    private var deviceInfo: String?
+    let platform: EntitlementPlatform
+    /// Headers the contract does not list on every operation (`AP-TempPass-Identity`, `AP-Visitor-Identifier`).
+    let extraHeaders = V2ExtraHeadersMiddleware()
+    /// Decrypts an encrypted user ID of a profile (the app's metadata key).
+    let metadataDecryptor: MetadataDecryptor?
+    /// The `domainName` of sessions: the requestor's first domain in its configuration, else the redirect URL's host.
+    var domainName: String?
 
     /// At most this many resources per preauthorize call (Adobe's usual limit); longer lists are split.
     static let preauthorizeBatch = 5
 
+    /// A client with fixed device headers.
     init(
         base: ServiceProviderClient, serviceProviderURL: URL, requestor: String, transport: any EntitlementTransport,
-        headers: V2DeviceHeaders
+        headers: V2DeviceHeaders, platform: EntitlementPlatform = .iOS
     ) {
+        self.init(
+            base: base, serviceProviderURL: serviceProviderURL, requestor: requestor, transport: transport, platform: platform,
+            fixedHeaders: headers)
+    }
+
+    /// A client whose device headers are made from the device ID of each call (``prepare(deviceID:)``) and the app's
+    /// device information.
+    init(
+        base: ServiceProviderClient, serviceProviderURL: URL, requestor: String, transport: any EntitlementTransport,
+        deviceInfo: String? = nil, platform: EntitlementPlatform, visitorID: String? = nil, fixedHeaders: V2DeviceHeaders? = nil,
+        metadataDecryptor: MetadataDecryptor? = nil
+    ) {
+        self.metadataDecryptor = metadataDecryptor
+        extraHeaders.set("AP-Visitor-Identifier", visitorID)
         self.base = base
         self.requestor = requestor
-        self.headers = headers
+        self.serviceProviderURL = serviceProviderURL
+        self.deviceInfo = deviceInfo
+        self.platform = platform
+        deviceHeaders =
+            fixedHeaders.map { .success($0) }
+            ?? .failure(AccessEnablerError(.internalError, "no device ID was given for the REST API v2 headers"))
         let server =
             URL(string: serviceProviderURL.absoluteString.trimmingCharacters(in: ["/"]) + PassAPIv2.pathPrefix) ?? serviceProviderURL
         client = Client(
             serverURL: server, transport: EntitlementClientTransport(transport),
-            middlewares: [V2BearerMiddleware(provider: base), PassAPIv2.RawHeaderMiddleware()])
+            middlewares: [V2BearerMiddleware(provider: base), PassAPIv2.RawHeaderMiddleware(), extraHeaders])
+    }
+
+    /// The device headers (`AP-Device-Identifier`, `X-Device-Info`).
+    var headers: V2DeviceHeaders {
+        get throws(AccessEnablerError) { try deviceHeaders.get() }
+    }
+
+    /// Makes the device headers for `deviceID` (kept while it stays the same).
+    func prepare(deviceID: String) {
+        guard deviceID != self.deviceID else { return }
+        self.deviceID = deviceID
+        rebuildHeaders()
+    }
+
+    private func rebuildHeaders() {
+        guard let deviceID else { return }
+        let (info, platform) = (deviceInfo, platform)
+        deviceHeaders = Result { () throws(AccessEnablerError) in
+            try V2DeviceHeaders(deviceID: deviceID, deviceInfo: info, platform: platform)
+        }
+    }
+
+    /// `setOptions`: the app's device information (checked again) and visitor ID.
+    func apply(deviceInfo: String?, visitorID: String?) {
+        self.deviceInfo = deviceInfo
+        rebuildHeaders()
+        extraHeaders.set("AP-Visitor-Identifier", visitorID)
     }
 
     /// The error of an answer that is not a success, from its Enhanced Error body when it has one.
@@ -66,6 +126,7 @@ actor V2ServiceProviderClient {
         case .undocumented(let status, _): throw Self.failure(nil, status: status, "configuration")
         }
         func short(_ text: String?, _ limit: Int) -> Bool { (text?.utf8.count ?? 0) <= limit }
+        domainName = configuration.requestor?.domains?.lazy.compactMap(\.name).first { !$0.isEmpty && short($0, 256) }
         return (configuration.requestor?.mvpds ?? []).prefix(1000).compactMap { entry -> MVPD? in
             guard let id = entry.id, !id.isEmpty, short(id, 256), short(entry.displayName, 1024), short(entry.logoUrl, 2048),
                 short(entry.boardingStatus, 64), short(entry.platformMappingId, 256)
@@ -73,7 +134,8 @@ actor V2ServiceProviderClient {
             return MVPD(
                 id: id, displayName: entry.displayName ?? id, logoURL: entry.logoUrl.flatMap(URL.init(string:)),
                 enablePlatformServices: entry.enablePlatformServices ?? false, boardingStatus: entry.boardingStatus,
-                platformMappingID: entry.platformMappingId, serviceProvider: serviceProvider)
+                platformMappingID: entry.platformMappingId, serviceProvider: serviceProvider, isTempPass: entry.isTempPass ?? false,
+                displayInPlatformPicker: entry.displayInPlatformPicker ?? true)
         }
     }
 

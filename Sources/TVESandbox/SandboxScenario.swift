@@ -1,3 +1,5 @@
+import TVEAccessEnabler
+
 /// One of the cookbook's walks, played as an app would against a running ``Sandbox``, through the delegate API: every
 /// step checks the callbacks the cookbook promises and throws ``SandboxError`` when one is not what it says.
 /// `tvekit demo` prints them; the tests run them.
@@ -20,11 +22,28 @@ public struct SandboxScenario: Sendable, Identifiable {
     /// tvOS: a registration code shown on the TV and used on a phone, then authorization and logout.
     public static let secondScreen = SandboxScenario(id: "second-screen", name: "tvOS, second screen") { try await $0.secondScreen() }
 
-    /// Every scenario, in the order `tvekit demo` plays them.
-    public static let all = [classic, platformSSO, secondScreen]
+    /// TempPass (REST API v2 only): picking a TempPass MVPD authenticates at once, with no login page; a promotional
+    /// pass with the viewer's e-mail given to `getAuthentication:withData:`; each gives a media token that verifies.
+    public static let tempPass = SandboxScenario(id: "temppass", name: "TempPass and promotional TempPass", needsV2: true) {
+        try await $0.tempPass()
+    }
 
-    /// Plays the scenario against `sandbox`, telling `narrator` each call, note and callback.
-    public func run(in sandbox: Sandbox, narrator: ScenarioNarrator = .silent) async throws {
-        try await walk(ScenarioRun(sandbox: sandbox, narrator: narrator))
+    /// Every scenario, in the order `tvekit demo` plays them.
+    public static let all = [classic, platformSSO, secondScreen, tempPass]
+
+    /// The scenario needs REST API v2 (TempPass is a v2 flow).
+    public let needsV2: Bool
+
+    init(id: String, name: String, needsV2: Bool = false, walk: @escaping @Sendable (ScenarioRun) async throws -> Void) {
+        self.id = id
+        self.name = name
+        self.needsV2 = needsV2
+        self.walk = walk
+    }
+
+    /// Plays the scenario against `sandbox` over `api` (REST API v2 unless told), telling `narrator` each call, note and
+    /// callback.
+    public func run(in sandbox: Sandbox, narrator: ScenarioNarrator = .silent, api: AsyncAccessEnabler.ServiceAPI = .v2) async throws {
+        try await walk(ScenarioRun(sandbox: sandbox, narrator: narrator, api: api))
     }
 }

@@ -88,7 +88,9 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
         guard let mvpd = mvpdForProvider[signIn.providerIdentifier] else { return .failed("unknown provider \(signIn.providerIdentifier)") }
         let path = "/idp/" + FormCodec.percentEncode(mvpd) + "/sso"
         guard let url = URL(string: serviceProvider.absoluteString + path) else { return .failed("bad identity-provider URL") }
-        let body = FormCodec.encode([("username", signIn.username), ("password", signIn.password), ("request_id", token)])
+        // REST API v2 hands the platform a SAML AuthnRequest (Base64); v1 its request ID.
+        let requestID = Self.authnRequestID(token) ?? token
+        let body = FormCodec.encode([("username", signIn.username), ("password", signIn.password), ("request_id", requestID)])
         do {
             let response = try await transport.send(
                 EntitlementHTTPRequest(
@@ -103,5 +105,16 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
         } catch {
             return .failed("the provider cannot be reached")
         }
+    }
+
+    /// The `ID` of a Base64 SAML AuthnRequest, as the platform's framework reads it (nil when `token` is not one).
+    static func authnRequestID(_ token: String) -> String? {
+        guard token.utf8.count <= 64 * 1024, let data = Data(base64Encoded: token) else { return nil }
+        let xml = String(decoding: data, as: UTF8.self)
+        guard xml.contains("AuthnRequest"), let start = xml.range(of: " ID=\"") else { return nil }
+        let rest = xml[start.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        let id = String(rest[..<end])
+        return id.isEmpty || id.utf8.count > 256 ? nil : id
     }
 }

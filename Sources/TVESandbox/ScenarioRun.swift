@@ -8,11 +8,13 @@ import TVETokens
 struct ScenarioRun: Sendable {
     let sandbox: Sandbox
     let narrator: ScenarioNarrator
+    let api: AsyncAccessEnabler.ServiceAPI
 
     func make(platform: EntitlementPlatform = .iOS, account: (any TVProviderAccountProvider)? = nil) -> (AccessEnabler, RecordingDelegate) {
         let core = sandbox.accessEnabler {
             $0.platform = platform
             $0.tvProviderAccount = account
+            $0.api = api
         }
         let enabler = AccessEnabler(core: core)
         let narrator = self.narrator
@@ -140,7 +142,12 @@ struct ScenarioRun: Sendable {
         enabler.logout()
         let status = try await delegate.next("status") { if case .status(let id, _) = $0 { id } else { nil } }
         try expect(status == "VSA203", "no VSA203 after an SSO logout")
-        try await followLogoutPage(enabler, delegate)
+        switch api {
+        case .v1: try await followLogoutPage(enabler, delegate)
+        case .v2:
+            // REST API v2 answers partner_logout: nothing to open, the user signs out in the settings.
+            try expect(try await delegate.next("setAuthenticationStatus") { Self.authenticationStatus($0) } == 0, "logout did not end")
+        }
     }
 
     func secondScreen() async throws {
@@ -152,13 +159,21 @@ struct ScenarioRun: Sendable {
         narrator.call("setSelectedProvider(SandboxCable)")
         enabler.setSelectedProvider("SandboxCable")
         let code = try await delegate.next("status") { if case .status("REGCODE", let code) = $0 { code } else { nil } }
-        var components = URLComponents(url: sandbox.url.appendingPathComponent("api/v1/authenticate"), resolvingAgainstBaseURL: false)
-        components?.queryItems = [
-            .init(name: "requestor_id", value: Sandbox.requestor), .init(name: "mso_id", value: "SandboxCable"),
-            .init(name: "reg_code", value: code),
-        ]
-        guard let url = components?.url else { throw SandboxError(.navigationFailed, "bad second-screen URL") }
-        narrator.note("on a phone: \(url.path)?…reg_code=\(code), signing in as viewer")
+        let url: URL?
+        switch api {
+        case .v1:
+            var components = URLComponents(url: sandbox.url.appendingPathComponent("api/v1/authenticate"), resolvingAgainstBaseURL: false)
+            components?.queryItems = [
+                .init(name: "requestor_id", value: Sandbox.requestor), .init(name: "mso_id", value: "SandboxCable"),
+                .init(name: "reg_code", value: code),
+            ]
+            url = components?.url
+        case .v2:
+            // The session's page, as the activation page on the phone opens it for the code.
+            url = URL(string: sandbox.url.absoluteString + "/api/v2/authenticate/\(Sandbox.requestor)/\(code)")
+        }
+        guard let url else { throw SandboxError(.navigationFailed, "bad second-screen URL") }
+        narrator.note("on a phone: \(url.path)\(api == .v1 ? "?…reg_code=\(code)" : ""), signing in as viewer")
         _ = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password")
         try expect(
             try await delegate.next("setAuthenticationStatus") { Self.authenticationStatus($0) } == 1,
@@ -169,6 +184,40 @@ struct ScenarioRun: Sendable {
         try expect(selected == "SandboxCable", "the selected provider is not SandboxCable")
         try await authorizeAndVerify("news", enabler, delegate)
         // tvOS has no logout page: the logout ends at once.
+        narrator.call("logout()")
+        enabler.logout()
+        try expect(try await delegate.next("setAuthenticationStatus") { Self.authenticationStatus($0) } == 0, "logout did not end")
+    }
+
+    func tempPass() async throws {
+        let (enabler, delegate) = make()
+        try await setRequestor(enabler, delegate)
+        narrator.call("getAuthentication()")
+        enabler.getAuthentication()
+        let mvpds = try await delegate.next("displayProviderDialog") { if case .providerDialog(let ids) = $0 { ids } else { nil } }
+        try expect(mvpds.contains("SandboxTempPass"), "SandboxTempPass is not offered")
+        narrator.call("setSelectedProvider(SandboxTempPass)")
+        enabler.setSelectedProvider("SandboxTempPass")
+        narrator.note("a TempPass needs no login page: authenticated at once")
+        try expect(
+            try await delegate.next("setAuthenticationStatus") { Self.authenticationStatus($0) } == 1, "TempPass did not authenticate")
+        narrator.call("getMetadata(authenticationTTL)")
+        enabler.getMetadata(.authenticationTTL)
+        _ = try await delegate.next("setMetadataStatus") { Self.metadataValue($0) }
+        try await authorizeAndVerify("news", enabler, delegate)
+        narrator.call("logout()")
+        enabler.logout()
+        try expect(try await delegate.next("setAuthenticationStatus") { Self.authenticationStatus($0) } == 0, "logout did not end")
+
+        narrator.call("getAuthentication(withData: [email: viewer@example.com])")
+        enabler.getAuthentication(withData: ["email": "viewer@example.com"])
+        _ = try await delegate.next("displayProviderDialog") { if case .providerDialog(let ids) = $0 { ids } else { nil } }
+        narrator.call("setSelectedProvider(SandboxPromoPass)")
+        enabler.setSelectedProvider("SandboxPromoPass")
+        narrator.note("a promotional TempPass: the data go as AP-TempPass-Identity")
+        try expect(
+            try await delegate.next("setAuthenticationStatus") { Self.authenticationStatus($0) } == 1, "the promotional TempPass failed")
+        try await authorizeAndVerify("news", enabler, delegate)
         narrator.call("logout()")
         enabler.logout()
         try expect(try await delegate.next("setAuthenticationStatus") { Self.authenticationStatus($0) } == 0, "logout did not end")

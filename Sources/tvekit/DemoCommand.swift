@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TVECrypto
 import TVEJSON
+import TVEAccessEnabler
 import TVESandbox
 
 /// `tvekit demo`: the cookbook's scenarios (``SandboxScenario/all``), as an app would walk them, against the sandbox.
@@ -13,13 +14,16 @@ struct DemoCommand: AsyncParsableCommand {
             Starts the local service provider (the sandbox, fresh keys) on an ephemeral loopback port, then plays an app:
             setRequestor, authentication through the MVPD's login form, preauthorization, authorization, media-token
             verification, user-metadata decryption, the platform single-sign-on path with a simulated TV-provider
-            account, the tvOS second screen, and logout. Each callback is printed with its time. Exit 0 when every step
+            account, the tvOS second screen, TempPass, and logout, over REST API v2 (or v1 with --api v1). Each callback is printed with its time. Exit 0 when every step
             gave the callbacks the cookbook promises, 1 otherwise.
             """
     )
 
     @Flag(name: .long, help: "Print the transcript as JSON (one object) instead of text.")
     var json = false
+
+    @Option(name: .long, help: "The REST API the app speaks: v2 (the default) or v1.")
+    var api: AsyncAccessEnabler.ServiceAPI = .v2
 
     func run() async throws {
         let transcript = Transcript(json: json)
@@ -30,10 +34,11 @@ struct DemoCommand: AsyncParsableCommand {
                 call: { transcript.add("call", $0) }, note: { transcript.add("note", $0) },
                 callback: { transcript.add("callback", $0.description) })
             var failures: [String] = []
-            for scenario in SandboxScenario.all {
+            transcript.add("note", "the app speaks REST API \(api.rawValue)")
+            for scenario in SandboxScenario.all where api == .v2 || !scenario.needsV2 {
                 transcript.add("section", scenario.name)
                 do {
-                    try await scenario.run(in: sandbox, narrator: narrator)
+                    try await scenario.run(in: sandbox, narrator: narrator, api: api)
                 } catch {
                     failures.append("\(scenario.name): \(error)")
                     transcript.add("note", "FAILED: \(error)")
@@ -81,3 +86,5 @@ final class Transcript: Sendable {
         }
     }
 }
+
+extension AsyncAccessEnabler.ServiceAPI: ExpressibleByArgument {}

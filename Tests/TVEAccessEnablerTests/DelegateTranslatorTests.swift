@@ -179,7 +179,10 @@ struct DelegateTranslatorTests {
             ])
         #expect(
             Self.tvOS.logout(.success(.init(page: nil, platformSSO: true, serverError: nil)), useSVC: false)
-                == [.status(.signOutInSettings), .setAuthenticationStatus(0, errorCode: "")])
+                == [.status(.signOutInSettings(on: .tvOS)), .setAuthenticationStatus(0, errorCode: "")])
+        // vsa203NamesTheTVOSSettingsPath: the message names where a tvOS user signs out.
+        #expect(AdvancedStatus.signOutInSettings(on: .tvOS).message.contains("Settings > Users and Accounts > TV Provider"))
+        #expect(AdvancedStatus.signOutInSettings.message.contains("(Settings > TV Provider)"))
         let storage = AccessEnablerError(.storageError, "cannot write the token file")
         #expect(
             Self.iOS.logout(.failure(storage), useSVC: false)

@@ -199,7 +199,7 @@ struct FailureTests {
                 softwareStatement: provider.softwareStatement,
                 configuration: .init(
                     transport: transport, clock: provider.clock, sleep: SleepRecorder().sleep,
-                    tvProviderAccount: PlatformSSOTests.account(provider)))
+                    tvProviderAccount: PlatformSSOTests.account(provider), api: .v1))
             let enabler = makeEnabler(core, recorder)
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             enabler.getAuthentication()

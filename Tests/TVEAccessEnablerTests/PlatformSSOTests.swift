@@ -14,13 +14,13 @@ struct PlatformSSOTests {
 
     static func enabler(
         _ provider: LocalProvider, _ recorder: Recorder, account: SandboxTVProviderAccount,
-        platform: EntitlementPlatform = .iOS
+        platform: EntitlementPlatform = .iOS, api: AsyncAccessEnabler.ServiceAPI = .v1
     ) -> AccessEnabler {
         let core = AsyncAccessEnabler(
             softwareStatement: provider.softwareStatement,
             configuration: .init(
                 clock: provider.clock, platform: platform, metadataDecryptor: MetadataDecryptorFactory.make(provider.keys.metadataKey),
-                pollingInterval: .milliseconds(50), sleep: SleepRecorder().sleep, tvProviderAccount: account))
+                pollingInterval: .milliseconds(50), sleep: SleepRecorder().sleep, tvProviderAccount: account, api: api))
         return makeEnabler(core, recorder)
     }
 
@@ -190,7 +190,8 @@ struct PlatformSSOTests {
             recorder.reset()
             enabler.logout()
             await enabler.drain()
-            #expect(recorder.flow == [.status("VSA203", AdvancedStatus.signOutInSettings.message), .authenticationStatus(0, "")])
+            #expect(
+                recorder.flow == [.status("VSA203", AdvancedStatus.signOutInSettings(on: .tvOS).message), .authenticationStatus(0, "")])
 
             let other = Recorder()
             let fallback = Self.enabler(provider, other, account: Self.account(provider, picker: { _ in .otherProvider }), platform: .tvOS)

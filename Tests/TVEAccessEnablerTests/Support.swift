@@ -40,12 +40,15 @@ struct LocalProvider: Sendable {
     var keys: SandboxKeys { sandbox.keys }
     var softwareStatement: String { sandbox.softwareStatement }
 
-    /// An enabler for this provider, with instant sleeps and the programmer's metadata key.
+    /// An enabler for this provider, with instant sleeps and the programmer's metadata key. REST API v1 unless told:
+    /// the suites written for v1 check its requests; the v2 suites ask for `.v2`.
     func enabler(
         platform: EntitlementPlatform = .iOS, store: any EntitlementTokenStore = InMemoryTokenStore(),
-        transport: any EntitlementTransport = URLSessionTransport(timeout: 5), sleeper: SleepRecorder = SleepRecorder()
+        transport: any EntitlementTransport = URLSessionTransport(timeout: 5), sleeper: SleepRecorder = SleepRecorder(),
+        api: AsyncAccessEnabler.ServiceAPI = .v1
     ) -> AsyncAccessEnabler {
         sandbox.accessEnabler {
+            $0.api = api
             $0.transport = transport
             $0.tokenStore = store
             $0.platform = platform

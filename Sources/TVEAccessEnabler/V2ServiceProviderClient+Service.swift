@@ -1,0 +1,203 @@
+import Foundation
+import OpenAPIRuntime
+import TVEJSON
+import TVEMetadata
+import TVEPassAPIv2
+
+/// REST API v2 under the flows (the mapping of Adobe's migration guide): a session for a login, profiles for the
+/// authentication, decisions for media tokens, `logout/{mvpd}` for the logout, the partner calls for Apple's single
+/// sign-on.
+extension V2ServiceProviderClient: EntitlementService {
+    nonisolated var api: AsyncAccessEnabler.ServiceAPI { .v2 }
+
+    var registration: ClientRegistration? { get async { await base.registration } }
+
+    func apply(_ options: AsyncAccessEnabler.Options, extraFields: [(String, String)], deviceInfo: String) {
+        apply(deviceInfo: options.deviceInfo, visitorID: options.visitorID)
+    }
+
+    func mvpds() async throws(AccessEnablerError) -> [MVPD] { try await mvpds(serviceProvider: serviceProviderURL) }
+
+    /// A URL of the service provider from the path a session or logout gives. **Choice:** an absolute http(s) URL is
+    /// taken as it is; a path beginning `/authenticate/` is relative to `/api/v2` (Adobe's documentation writes the
+    /// session's URL so); any other path is relative to the host (`/api/v2/authenticate/…`, an MVPD's `/idp/…`).
+    func absolute(_ path: String) -> URL? {
+        if let url = URL(string: path), url.scheme != nil { return url.scheme == "https" || url.scheme == "http" ? url : nil }
+        guard path.hasPrefix("/"), !path.hasPrefix("//") else { return nil }
+        let base = serviceProviderURL.absoluteString.trimmingCharacters(in: ["/"])
+        return URL(string: base + (path.hasPrefix("/authenticate/") ? PassAPIv2.pathPrefix + path : path))
+    }
+
+    /// **Choice:** sessions name the requestor's first configured domain, else the redirect URL's host.
+    func sessionDomain(redirectURL: String) -> String {
+        domainName ?? URL(string: redirectURL)?.host ?? "localhost"
+    }
+
+    func startLogin(_ request: LoginRequest) async throws(AccessEnablerError) -> LoginStart {
+        prepare(deviceID: request.deviceID)
+        // A TempPass chosen with data (`getAuthentication:withData:`): the data identify the viewer of a promotional
+        // pass, sent as AP-TempPass-Identity from now on.
+        if request.mvpd.isTempPass {
+            extraHeaders.set(
+                PassAPIv2.TempPassIdentity.headerName,
+                request.data.isEmpty ? nil : PassAPIv2.TempPassIdentity(values: request.data).header)
+        }
+        let session = try await createSession(
+            mvpd: request.mvpd.id, domainName: sessionDomain(redirectURL: request.redirectURL), redirectURL: request.redirectURL)
+        switch session.actionName {
+        case "authorize":
+            guard let token = try await authentication(deviceID: request.deviceID, mvpd: request.mvpd, code: nil) else {
+                throw AccessEnablerError(.genericAuthentication, "the session needs no login, yet the device has no profile")
+            }
+            return .authenticated(token)
+        case "authenticate":
+            guard let code = session.code, !code.isEmpty, code.utf8.count <= 64, let path = session.url, let page = absolute(path) else {
+                throw AccessEnablerError(.genericAuthentication, "the session has no code or login URL")
+            }
+            return .login(code: code, page: page, notAfter: session.notAfter?.milliseconds)
+        case "resume":
+            let missing = (session.missingParameters ?? []).prefix(8).joined(separator: ", ")
+            throw AccessEnablerError(.genericAuthentication, "the session lacks parameters: \(missing.prefix(200))")
+        default:
+            throw AccessEnablerError(.genericAuthentication, "the session's action \"\(session.actionName.prefix(40))\" is not known")
+        }
+    }
+
+    func authentication(deviceID: String, mvpd: MVPD, code: String?) async throws(AccessEnablerError) -> AuthenticationToken? {
+        prepare(deviceID: deviceID)
+        let profiles: [String: Components.Schemas.MvpdProfileResponse]
+        do {
+            if let code { profiles = try await self.profiles(code: code) } else { profiles = try await self.profiles(mvpd: mvpd.id) }
+        } catch  where error.code == .userNotAuthenticated {
+            return nil
+        }
+        return profiles[mvpd.id].flatMap { token(mvpd: mvpd.id, $0) }
+    }
+
+    func refreshedAuthentication(deviceID: String, stored: AuthenticationToken?, offered: [MVPD]) async throws(AccessEnablerError)
+        -> AuthenticationToken?
+    {
+        prepare(deviceID: deviceID)
+        let profiles = try await self.profiles()
+        if let stored { return profiles[stored.mvpd].flatMap { token(mvpd: stored.mvpd, $0) } }
+        return offered.lazy.compactMap { mvpd in profiles[mvpd.id].flatMap { self.token(mvpd: mvpd.id, $0) } }.first
+    }
+
+    /// The authentication a profile stands for (nil when it has ended or is not readable).
+    nonisolated func token(mvpd: String, _ profile: Components.Schemas.MvpdProfileResponse) -> AuthenticationToken? {
+        guard profile.notAfter > 0 else { return nil }
+        let attributes = profile.attributes.additionalProperties
+        // The user ID in clear, or decrypted with the app's metadata key (an encrypted one without it stays unknown).
+        let userID = ["userID", "upstreamUserID"].lazy.compactMap { key -> String? in
+            guard case .string(let value)? = Self.json(attributes[key]?.value) else { return nil }
+            switch attributes[key]?.state {
+            case "enc":
+                guard case .string(let clear)? = try? self.metadataDecryptor?.decryptValue(value) else { return nil }
+                return String(clear.prefix(1024))
+            default:
+                return String(value.prefix(1024))
+            }
+        }.first
+        return AuthenticationToken(
+            requestor: requestor, mvpd: mvpd, userID: userID ?? "", expires: profile.notAfter,
+            platformSSO: profile._type == "appleSSO" || profile._type == "platformSSO")
+    }
+
+    /// A metadata value as TVEKit's JSON.
+    static func json(_ value: OpenAPIRuntime.OpenAPIValueContainer?) -> JSONValue? {
+        guard let value, let data = try? JSONEncoder().encode(value) else { return nil }
+        return try? JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    func mediaToken(deviceID: String, mvpd: String, resource: String, data: [String: String], stored: AuthorizationToken?)
+        async throws(AccessEnablerError) -> (token: String, authorization: AuthorizationToken)
+    {
+        prepare(deviceID: deviceID)
+        // Every v2 authorization brings its media token: a stored decision saves no call.
+        guard
+            let decision = try await decisions(authorize: true, mvpd: mvpd, resources: [resource]).first(where: { $0.resource == resource })
+        else {
+            throw AccessEnablerError(.internalAuthorization, "the service provider gave no decision for the resource")
+        }
+        guard decision.authorized else { throw Self.denial(decision.error, "authorize") }
+        guard let token = decision.token, let serialized = token.serializedToken, !serialized.isEmpty else {
+            throw AccessEnablerError(.internalAuthorization, "the authorization has no media token")
+        }
+        let expires = decision.notAfter ?? token.notAfter ?? 0
+        return (serialized, AuthorizationToken(resource: resource, mvpd: mvpd, expires: expires))
+    }
+
+    /// A decision's denial: its Enhanced Error's code mapped, with the MVPD's words (`details`, else `message`) as the
+    /// message, as the seeds' `tokenRequestFailed` passes them on.
+    static func denial(_ information: Components.Schemas.ErrorInformation?, _ what: String) -> AccessEnablerError {
+        guard let information, let code = information.code else {
+            return AccessEnablerError(.userNotAuthorized, "the MVPD did not authorize the resource")
+        }
+        let words = (information.details ?? information.message).map { String($0.prefix(500)) } ?? code
+        return AccessEnablerError(EnhancedErrorMapping.entry(for: code).error, words)
+    }
+
+    func preauthorize(deviceID: String, mvpd: String, resources: [String]) async throws(AccessEnablerError) -> [PreauthorizationDecision] {
+        prepare(deviceID: deviceID)
+        return try await decisions(authorize: false, mvpd: mvpd, resources: resources).map { decision in
+            PreauthorizationDecision(
+                resource: decision.resource, authorized: decision.authorized,
+                message: (decision.error?.details ?? decision.error?.message).map { String($0.prefix(300)) })
+        }
+    }
+
+    func userMetadata(deviceID: String, mvpd: String) async throws(AccessEnablerError) -> UserMetadataDocument {
+        prepare(deviceID: deviceID)
+        guard let profile = try await profiles(mvpd: mvpd)[mvpd] else {
+            throw AccessEnablerError(.userNotAuthenticated, "the device has no profile with the MVPD")
+        }
+        var entries: [String: UserMetadataDocument.Entry] = [:]
+        for (key, attribute) in profile.attributes.additionalProperties.prefix(UserMetadataDocument.maximumEntries) {
+            switch (attribute.state, Self.json(attribute.value)) {
+            case ("enc", .string(let ciphertext)?) where ciphertext.utf8.count <= UserMetadataDocument.maximumCiphertextBytes:
+                entries[key] = .encrypted(ciphertext)
+            case ("plain", let value?), (nil, let value?):
+                entries[key] = .plain(value)
+            default:
+                continue
+            }
+        }
+        return UserMetadataDocument(shape: .restV2, updated: nil, entries: entries)
+    }
+
+    func logout(deviceID: String, mvpd: String, redirectURL: String, platform: EntitlementPlatform) async -> LogoutStep {
+        prepare(deviceID: deviceID)
+        var step = LogoutStep(page: nil, partnerLogout: false, error: nil)
+        do {
+            let answer = try await logout(mvpd: mvpd, redirectURL: platform == .iOS ? redirectURL : nil)
+            switch answer?.actionName {
+            case "logout": step.page = platform == .iOS ? answer?.url.flatMap { absolute($0) } : nil
+            case "partner_logout": step.partnerLogout = true
+            default: break
+            }
+        } catch {
+            step.error = error
+        }
+        return step
+    }
+
+    func platformExchange(_ exchange: PlatformExchange) async throws(AccessEnablerError) -> AuthenticationToken {
+        prepare(deviceID: exchange.deviceID)
+        let status = PassAPIv2.PartnerFrameworkStatus(
+            frameworkPermissionInfo: .init(accessStatus: "granted"),
+            frameworkProviderInfo: .init(id: exchange.providerID, expirationDate: exchange.providerExpires))
+        let session = try await partnerSession(
+            domainName: sessionDomain(redirectURL: exchange.redirectURL), redirectURL: exchange.redirectURL, status: status)
+        guard session.actionName == "partner_profile", let request = session.authenticationRequest?.request, !request.isEmpty else {
+            throw AccessEnablerError(
+                .platformSSO, "the service provider chose the classic login (\(session.reasonType.prefix(40)))")
+        }
+        let attributes = session.authenticationRequest?.attributesNames ?? exchange.mvpd.requiredMetadataFields
+        let samlResponse = try await exchange.samlResponse(request, Array(attributes.prefix(64)))
+        let profiles = try await partnerProfile(samlResponse: ServiceProviderClient.normalizedSAMLResponse(samlResponse), status: status)
+        guard let profile = profiles[exchange.mvpd.id], let token = token(mvpd: exchange.mvpd.id, profile) else {
+            throw AccessEnablerError(.genericAuthentication, "the platform's SAML response left no profile with the MVPD")
+        }
+        return token
+    }
+}
