@@ -1,5 +1,5 @@
 /// The device platform, which decides the login path (a web view on iOS, a registration code on tvOS) and the
 /// `deviceType` sent to the service provider.
-public enum EntitlementPlatform: String, Sendable, Hashable {
+public enum EntitlementPlatform: String, Sendable, Hashable, CaseIterable {
     case iOS, tvOS
 }

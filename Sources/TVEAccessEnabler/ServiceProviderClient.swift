@@ -161,42 +161,55 @@ actor ServiceProviderClient {
         return try result.get()
     }
 
+    /// Registers the client when it has no credentials, then asks for an access token. Credentials the service
+    /// provider no longer knows (401: a registration kept from an earlier launch, revoked since) are dropped and the
+    /// client registers again, once.
     private func fetchBearer() async throws(AccessEnablerError) -> String {
-        let now = clock.nowMilliseconds
         guard case .softwareStatement(let statement, let redirectURI) = identity else {
             throw AccessEnablerError(.internalError, "no software statement")
         }
-        if clientCredentials == nil {
-            let request = PassAPI.ClientRegistrationRequest(softwareStatement: statement, redirectURI: redirectURI)
+        var registeredNow = false
+        while true {
+            let now = clock.nowMilliseconds
+            if clientCredentials == nil {
+                try await register(statement: statement, redirectURI: redirectURI)
+                registeredNow = true
+            }
+            guard let credentials = clientCredentials else { throw AccessEnablerError(.notRegistered, "no client credentials") }
             let response = try await send(
                 EntitlementHTTPRequest(
-                    method: "POST", url: url("/o/client/register"),
-                    headers: ["Content-Type": "application/json", "X-Device-Info": deviceInfo],
-                    body: PassAPI.encode(request)))
-            guard response.status == 201,
-                let registration = PassAPI.decode(PassAPI.ClientRegistrationResponse.self, from: response.body)
-            else {
-                throw AccessEnablerError(
-                    .notRegistered, "client registration failed (\(Self.describe(response)))", httpStatus: response.status)
+                    method: "POST", url: url("/o/client/token"),
+                    headers: ["Content-Type": "application/x-www-form-urlencoded", "X-Device-Info": deviceInfo],
+                    body: Data(
+                        FormCodec.encode(PassAPI.AccessTokenRequest(clientID: credentials.id, clientSecret: credentials.secret).formFields)
+                            .utf8)))
+            if response.status == 201 || response.status == 200,
+                let grant = PassAPI.decode(PassAPI.AccessTokenResponse.self, from: response.body)
+            {
+                accessToken = (grant.accessToken, now + max(0, min(grant.expiresIn, 31_536_000)) * 1000)
+                return grant.accessToken
             }
-            clientCredentials = (registration.clientID, registration.clientSecret)
-        }
-        guard let credentials = clientCredentials else { throw AccessEnablerError(.notRegistered, "no client credentials") }
-        let response = try await send(
-            EntitlementHTTPRequest(
-                method: "POST", url: url("/o/client/token"),
-                headers: ["Content-Type": "application/x-www-form-urlencoded", "X-Device-Info": deviceInfo],
-                body: Data(
-                    FormCodec.encode(PassAPI.AccessTokenRequest(clientID: credentials.id, clientSecret: credentials.secret).formFields)
-                        .utf8)))
-        guard response.status == 201 || response.status == 200,
-            let grant = PassAPI.decode(PassAPI.AccessTokenResponse.self, from: response.body)
-        else {
-            if response.status == 401 { clientCredentials = nil }
+            if response.status == 401 {
+                clientCredentials = nil
+                if !registeredNow { continue }
+            }
             throw AccessEnablerError(.accessTokenError, "no access token (\(Self.describe(response)))", httpStatus: response.status)
         }
-        accessToken = (grant.accessToken, now + max(0, min(grant.expiresIn, 31_536_000)) * 1000)
-        return grant.accessToken
+    }
+
+    /// `POST /o/client/register` with the software statement.
+    private func register(statement: String, redirectURI: String?) async throws(AccessEnablerError) {
+        let request = PassAPI.ClientRegistrationRequest(softwareStatement: statement, redirectURI: redirectURI)
+        let response = try await send(
+            EntitlementHTTPRequest(
+                method: "POST", url: url("/o/client/register"),
+                headers: ["Content-Type": "application/json", "X-Device-Info": deviceInfo],
+                body: PassAPI.encode(request)))
+        guard response.status == 201, let registration = PassAPI.decode(PassAPI.ClientRegistrationResponse.self, from: response.body)
+        else {
+            throw AccessEnablerError(.notRegistered, "client registration failed (\(Self.describe(response)))", httpStatus: response.status)
+        }
+        clientCredentials = (registration.clientID, registration.clientSecret)
     }
 
     /// The status and the service provider's message, for errors.

@@ -68,6 +68,8 @@ extension V2Handlers {
         }) {
             for (key, text) in user.metadata { values[key] = JSONValue(jsonText: Array(text.utf8)) ?? .string(text) }
         }
+        // A profile always names its user (Adobe's profiles carry `userID`): the MVPD's NameID unless the metadata sets one.
+        if values["userID"] == nil, !profile.userID.isEmpty { values["userID"] = .string(profile.userID) }
         let encrypted = Set(requestor.encryptedMetadataKeys ?? [])
         let encryptor = provider.keys.metadataEncryptionKey.map { key in
             MetadataEncryptor(
