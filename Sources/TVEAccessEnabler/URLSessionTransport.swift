@@ -20,8 +20,9 @@ public final class URLSessionTransport: EntitlementTransport, Sendable {
     ///   - maximumResponseBytes: the largest body accepted; a larger one fails the request as soon as it is seen.
     public init(timeout: TimeInterval = 15, maximumResponseBytes: Int = 4 << 20) {
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
+        // URLSession's timeouts are backstops, later than the transport's own deadline (see send).
+        configuration.timeoutIntervalForRequest = max(0.001, timeout) + 5
+        configuration.timeoutIntervalForResource = max(0.001, timeout) + 5
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         pending = PendingRequests()
