@@ -337,7 +337,7 @@ let package = Package(
         ),
         .testTarget(
             name: "tvekitTests",
-            dependencies: ["tvekit"]
+            dependencies: ["tvekit", "TVESandbox"]
         ),
     ]
 )

@@ -154,6 +154,10 @@ public actor AsyncAccessEnabler {
         try await login.waitForSecondScreen()
     }
 
+    /// The login page of the login in progress (nil when there is none): what a second screen opens for the code on
+    /// tvOS (REST API v2: the session's `authenticate` URL), the page an iOS app is sent to.
+    public func loginPage() -> URL? { session.pendingLogin?.page }
+
     /// `getSelectedProvider`: the MVPD of the login in progress, else the MVPD of the current authentication, else nil.
     public func selectedProvider() throws(AccessEnablerError) -> MVPD? { try login.selectedProvider() }
 

@@ -39,7 +39,7 @@ struct LoginFlow {
             try await session.storeAuthentication(token, mvpd: mvpd)
             return .authenticated(token)
         case .login(let code, let page, let notAfter):
-            session.pendingLogin = PendingLogin(mvpd: mvpd, code: code, notAfter: notAfter)
+            session.pendingLogin = PendingLogin(mvpd: mvpd, code: code, page: page, notAfter: notAfter)
             switch configuration.platform {
             case .tvOS: return .registrationCode(code)
             case .iOS: return .navigate(page, useSVC: setup.options.handleSVC)

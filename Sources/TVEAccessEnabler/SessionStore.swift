@@ -115,5 +115,7 @@ final class SessionStore {
 struct PendingLogin: Hashable {
     let mvpd: MVPD
     let code: String
+    /// The login page (iOS opens it; on tvOS a second screen may).
+    let page: URL
     let notAfter: Int64?
 }

@@ -68,10 +68,11 @@ final class Transcript: Sendable {
             let prefix =
                 kind == "section" ? "\n== " : String(format: "%6d ms  %@ ", ms, kind == "call" ? "→" : kind == "callback" ? "←" : "·")
             print(prefix + text)
+            fflush(nil)  // a long wait (the second screen) shows each line as it comes
         }
     }
 
-    func finish(failures: [String]) {
+    func finish(failures: [String], success: String = "every step behaved as the cookbook says") {
         if json {
             let entries: [JSONValue] = lines.withLock { $0 }.map {
                 .object(["ms": .integer(Int64($0.ms)), "kind": .string($0.kind), "text": .string($0.text)])
@@ -82,7 +83,7 @@ final class Transcript: Sendable {
                     "failures": .array(failures.map { .string($0) }),
                 ]).jsonText)
         } else {
-            print(failures.isEmpty ? "\nevery step behaved as the cookbook says" : "\n\(failures.count) step(s) failed")
+            print(failures.isEmpty ? "\n" + success : "\n\(failures.count) step(s) failed: " + failures.joined(separator: "; "))
         }
     }
 }

@@ -19,7 +19,7 @@ struct TVEKitCommand: AsyncParsableCommand {
         subcommands: [
             SignatureCommand.self, TokenCommand.self, MetadataCommand.self, RequestorCommand.self, ClientlessCommand.self, SAMLCommand.self,
             ServeCommand.self,
-            DemoCommand.self, KeyCommand.self, SpeedCommand.self,
+            DemoCommand.self, ClientCommand.self, KeyCommand.self, SpeedCommand.self,
         ]
     )
 

@@ -550,8 +550,11 @@ struct ServeCommandTests {
         return process.terminationStatus
     }
 
-    @Test("tvekit demo walks the cookbook against the local service provider and exits 0, also as JSON")
+    @Test("tvekit demo walks the cookbook against the local service provider and exits 0, also as JSON; v2 by default, v1 with --api v1")
     func demo() throws {
+        let v1 = try CLI.run(["demo", "--api", "v1"])
+        #expect(v1.status == 0, "\(v1.stdout.suffix(800))")
+        #expect(v1.stdout.contains("the app speaks REST API v1") && !v1.stdout.contains("SandboxTempPass"))
         let outcome = try CLI.run(["demo", "--json"])
         #expect(outcome.status == 0, "\(outcome.stdout.suffix(800))")
         let report = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
@@ -560,7 +563,8 @@ struct ServeCommandTests {
         for expected in [
             "setRequestorComplete(1)", "MediaTokenVerifier(resourceID: news): VALID_TOKEN", "checkAuthorization(<MRSS ",
             "the media token: <authToken>, issueTime ", "presentTvProviderDialog", "status(VSA203",
-            "status(REGCODE", "setMetadataStatus(\"Apple\"", "selectedProvider(SandboxCable)",
+            "status(REGCODE", "setMetadataStatus(\"Apple\"", "selectedProvider(SandboxCable)", "the app speaks REST API v2",
+            "setSelectedProvider(SandboxPromoPass)", "a TempPass needs no login page: authenticated at once",
         ] {
             #expect(lines.contains { $0.contains(expected) }, "\(expected)")
         }

@@ -1,0 +1,152 @@
+import ArgumentParser
+import Foundation
+import TVEAccessEnabler
+import TVECrypto
+import TVEMetadata
+import TVESandbox
+import TVETokens
+
+/// `tvekit client`: the flow layer as a command, a tvOS-like app in a terminal that checks an integration against the
+/// local service provider or Adobe's. Each subcommand makes the AccessEnabler calls an app would and prints the
+/// callbacks the app gets, as `tvekit demo` does.
+struct ClientCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "client",
+        abstract: "Act as an AccessEnabler app (a TV with a second screen) against a service provider and print its callbacks.",
+        discussion: """
+            Logs in with a second screen, then checks authentication, preauthorizes, authorizes (printing the media \
+            token), reads metadata and logs out, over REST API v2 (the default) or v1. The client registration, access \
+            token and profile persist in --state, a private directory (0700; ~/.tvekit/client by default), as an app's \
+            token store keeps them. --sp takes a URL, or production (https://sp.auth.adobe.com) or staging \
+            (https://sp.auth-staging.adobe.com).
+
+            Example against `tvekit serve --keys-out keys` (port 8080): tvekit client --sp http://127.0.0.1:8080 \
+            --requestor tvekit-sandbox --software-statement keys/software-statement.jwt login --mvpd SandboxCable
+            """,
+        subcommands: [Login.self, Status.self, Preauthorize.self, Authorize.self, Metadata.self, Logout.self]
+    )
+
+    @OptionGroup var options: Options
+
+    /// What every subcommand needs.
+    struct Options: ParsableArguments {
+        @Option(name: .long, help: "The service provider: a URL, or production or staging.")
+        var sp: String
+
+        @Option(name: .long, help: "The requestor ID.")
+        var requestor: String
+
+        @Option(name: .customLong("software-statement"), help: "A file holding the software statement (a JWT).")
+        var softwareStatement: String
+
+        @Option(name: .long, help: "The state directory (created 0700; ~/.tvekit/client by default).")
+        var state: String?
+
+        @Option(name: .long, help: "The REST API: v2 (the default) or v1.")
+        var api: AsyncAccessEnabler.ServiceAPI = .v2
+
+        @Option(name: .customLong("metadata-key"), help: "The programmer's metadata private key (PEM), to decrypt user metadata.")
+        var metadataKey: String?
+
+        @Option(name: .long, help: "Seconds each request may take (1 to 120; 15 by default).")
+        var timeout: Int = 15
+
+        @Flag(name: .long, help: "Print the transcript as JSON (one object) instead of text.")
+        var json = false
+
+        func validate() throws {
+            if !(1...120).contains(timeout) { throw ValidationError("--timeout must be 1 to 120 seconds") }
+            _ = try serviceProvider()
+        }
+
+        func serviceProvider() throws -> URL {
+            switch sp {
+            case "production": if let url = AsyncAccessEnabler.defaultServiceProvider { return url }
+            case "staging": if let url = AsyncAccessEnabler.stagingServiceProvider { return url }
+            default:
+                if let url = URL(string: sp), url.scheme == "https" || url.scheme == "http", url.host != nil { return url }
+            }
+            throw ValidationError("--sp must be an http(s) URL, production or staging")
+        }
+    }
+
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Log in with a second screen: print the code and the page to open, then poll until signed in.",
+            discussion: """
+                Polls every 3 to 5 s until the login is done on another device or the session ends (REST API v2: its \
+                notAfter, 30 minutes at Adobe); Ctrl-C stops. A TempPass MVPD signs in at once. Already signed in: says \
+                so and exits 0.
+
+                Example: tvekit client --sp staging --requestor REQ --software-statement ss.jwt login --mvpd Comcast_SSO
+                """)
+        @ParentCommand var client: ClientCommand
+        @Option(name: .long, help: "The MVPD to log in with (needed when the requestor offers several).")
+        var mvpd: String?
+        @Option(
+            name: .customLong("data"), help: "KEY=VALUE for getAuthentication:withData: (a promotional TempPass's identity). Repeatable.")
+        var data: [String] = []
+
+        func run() async throws {
+            var fields: [String: String] = [:]
+            for pair in data {
+                guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                    throw ValidationError("--data takes KEY=VALUE")
+                }
+                fields[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            }
+            try await ClientApp.run(client.options) { app in try await app.login(mvpd: mvpd, data: fields) }
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "checkAuthentication (the stored profile, no request), the selected MVPD and when the login ends.",
+            discussion: "Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement ss.jwt status")
+        @ParentCommand var client: ClientCommand
+        func run() async throws { try await ClientApp.run(client.options) { app in try await app.status() } }
+    }
+
+    struct Preauthorize: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "checkPreauthorizedResources: the resources the user may watch.",
+            discussion: "Example: … preauthorize news sports premium-sports")
+        @ParentCommand var client: ClientCommand
+        @Argument(help: "The resource IDs.")
+        var resources: [String]
+        func run() async throws { try await ClientApp.run(client.options) { app in try await app.preauthorize(resources) } }
+    }
+
+    struct Authorize: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "checkAuthorization: print the short media token (and check it with --verify-cert).",
+            discussion: "Example: … authorize news --verify-cert keys/media-token-public.pem")
+        @ParentCommand var client: ClientCommand
+        @Argument(help: "The resource ID.")
+        var resource: String
+        @Option(name: .customLong("verify-cert"), help: "A media-token signing certificate or public key (PEM or DER) to verify with.")
+        var verifyCertificate: String?
+        func run() async throws {
+            let keys = try verifyCertificate.map { try Input.trustedKeys([$0], allowing1024BitKeys: false) }
+            try await ClientApp.run(client.options) { app in try await app.authorize(resource, trustedKeys: keys) }
+        }
+    }
+
+    struct Metadata: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "getMetadata: without KEY the authentication TTL and device ID, with KEY that user-metadata value.",
+            discussion: "Example: … --metadata-key keys/metadata-private.pem metadata zip")
+        @ParentCommand var client: ClientCommand
+        @Argument(help: "A user-metadata key.")
+        var key: String?
+        func run() async throws { try await ClientApp.run(client.options) { app in try await app.metadata(key) } }
+    }
+
+    struct Logout: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "logout: the local tokens and the service provider's session end.",
+            discussion: "Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement ss.jwt logout")
+        @ParentCommand var client: ClientCommand
+        func run() async throws { try await ClientApp.run(client.options) { app in try await app.logout() } }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import TVESandbox
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `tvekit client` against `tvekit serve`: an app's session in a terminal, over REST API v2 and v1.
+@Suite("tvekit client")
+struct ClientCommandTests {
+    /// A private directory for the keys and the client's state.
+    static func privateDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-client-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return directory
+    }
+
+    /// The transcript texts of a `--json` run.
+    static func texts(_ outcome: CLI.Outcome) -> [String] {
+        let report = (try? JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8))) as? [String: Any]
+        return (report?["transcript"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+    }
+
+    @Test(
+        "login with a second screen (the code and the page printed, the phone signs in), status, preauthorize, authorize with --verify-cert, metadata, logout; over v2 and v1",
+        arguments: ["v2", "v1"])
+    func session(api: String) async throws {
+        let directory = try Self.privateDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = directory.appendingPathComponent("keys")
+        let (server, _, url) = try await ServeCommandTests.start(["--keys-out", keys.path])
+        defer { server.terminate() }
+        let base = [
+            "client", "--sp", url, "--requestor", "tvekit-sandbox", "--software-statement",
+            keys.appendingPathComponent("software-statement.jwt").path, "--state", directory.appendingPathComponent("state").path,
+            "--api", api, "--json",
+        ]
+        #expect(try CLI.run(base + ["status"]).status == 1)
+
+        // The login waits for the phone: run it beside the test, read the page it prints.
+        let binary = try #require(CLI.binary)
+        let login = Process()
+        login.executableURL = binary
+        login.arguments = Array(base.dropLast()) + ["login", "--mvpd", "SandboxCable"]
+        let output = Pipe()
+        let collector = ServeCommandTests.Collector()
+        output.fileHandleForReading.readabilityHandler = { handle in collector.append(handle.availableData) }
+        login.standardOutput = output
+        login.standardError = FileHandle.nullDevice
+        try login.run()
+        var page: URL?
+        for _ in 0..<100 where page == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            page = collector.text.range(of: #"open (http\S+) "#, options: .regularExpression)
+                .flatMap { URL(string: String(collector.text[$0].dropFirst(5).dropLast())) }
+        }
+        let phone = try #require(page, "\(collector.text)")
+        #expect(collector.text.contains("status(REGCODE: "))
+        _ = try await SandboxBrowser().navigate(to: phone, username: "viewer", password: "sandbox-password")
+        for _ in 0..<150 where login.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(login.terminationStatus == 0, "\(collector.text)")
+        #expect(collector.text.contains("signed in with SandboxCable"))
+
+        let status = try CLI.run(base + ["status"])
+        #expect(status.status == 0)
+        #expect(Self.texts(status).contains("selectedProvider(SandboxCable)"))
+        #expect(Self.texts(try CLI.run(base + ["preauthorize", "news", "mature-show"])).contains(#"preauthorizedResources(["news"])"#))
+        let authorized = try CLI.run(
+            base + ["authorize", "news", "--verify-cert", keys.appendingPathComponent("media-token-public.pem").path])
+        #expect(authorized.status == 0)
+        #expect(Self.texts(authorized).contains("MediaTokenVerifier(resourceID: news): VALID_TOKEN"))
+        let denied = try CLI.run(base + ["authorize", "mature-show"])
+        #expect(denied.status == 1)
+        #expect(Self.texts(denied).contains { $0.hasPrefix("tokenRequestFailed(mature-show, USER_NOT_AUTHORIZED_ERROR") })
+        let metadata = try CLI.run(
+            base + ["--metadata-key", keys.appendingPathComponent("metadata-private.pem").path, "metadata", "zip"])
+        #expect(Self.texts(metadata).contains(#"setMetadataStatus(["12345"], encrypted: false, userMeta)"#))
+        #expect(try CLI.run(base + ["logout"]).status == 0)
+        #expect(try CLI.run(base + ["status"]).status == 1)
+    }
+
+    @Test("a TempPass signs in at once; a state directory open to others is refused (exit 2); --sp must be a URL, production or staging")
+    func tempPassAndRefusals() async throws {
+        let directory = try Self.privateDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = directory.appendingPathComponent("keys")
+        let (server, _, url) = try await ServeCommandTests.start(["--keys-out", keys.path])
+        defer { server.terminate() }
+        let state = directory.appendingPathComponent("state")
+        let base = [
+            "client", "--sp", url, "--requestor", "tvekit-sandbox", "--software-statement",
+            keys.appendingPathComponent("software-statement.jwt").path, "--state", state.path,
+        ]
+        let login = try CLI.run(base + ["login", "--mvpd", "SandboxTempPass"])
+        #expect(login.status == 0, "\(login.stdout)")
+        #expect(login.stdout.contains("signed in at once with SandboxTempPass"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: state.path)
+        let open = try CLI.run(base + ["status"])
+        #expect(open.status == 2)
+        #expect(open.stderr.contains("open to other users"))
+        let bad = try CLI.run(["client", "--sp", "ftp://x", "--requestor", "r", "--software-statement", "/dev/null", "status"])
+        #expect(bad.status == 2)
+    }
+}
