@@ -59,11 +59,22 @@ public struct AccessEnablerError: Error, Sendable, Hashable, CustomStringConvert
     public let message: String
     /// The HTTP status the service provider answered, when one did.
     public let httpStatus: Int?
+    /// REST API v2: the Enhanced Error code the service provider gave (`authorization_denied_by_mvpd`, ...).
+    public let enhancedCode: String?
+    /// REST API v2: the advanced status the delegate API sends with the failure (``EnhancedErrorMapping/Entry/status``).
+    public let advancedStatus: String?
 
     public init(_ code: Code, _ message: String, httpStatus: Int? = nil) {
+        self.init(code, message, httpStatus: httpStatus, enhancedCode: nil, advancedStatus: nil)
+    }
+
+    /// An error from a REST API v2 Enhanced Error.
+    public init(_ code: Code, _ message: String, httpStatus: Int?, enhancedCode: String?, advancedStatus: String?) {
         self.code = code
         self.message = message
         self.httpStatus = httpStatus
+        self.enhancedCode = enhancedCode
+        self.advancedStatus = advancedStatus
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

@@ -115,8 +115,14 @@ package struct DelegateTranslator: Sendable {
     private func authenticationFailed(_ error: AccessEnablerError) -> [DelegateCallback] {
         let documented: [AccessEnablerError.Code] = [.userNotAuthenticated, .providerNotSelected, .genericAuthentication]
         let code = documented.contains(error.code) ? error.code : .genericAuthentication
-        return (documented.contains(error.code) ? [] : [.status(Self.status(error, .error))])
-            + [.setAuthenticationStatus(AccessEnabler.statusError, errorCode: code.rawValue)]
+        let status = Self.enhancedStatus(error) ?? (documented.contains(error.code) ? nil : Self.status(error, .error))
+        return (status.map { [.status($0)] } ?? []) + [.setAuthenticationStatus(AccessEnabler.statusError, errorCode: code.rawValue)]
+    }
+
+    /// The advanced status of a REST API v2 Enhanced Error (``EnhancedErrorMapping``), with its code in the details.
+    static func enhancedStatus(_ error: AccessEnablerError) -> AdvancedStatus? {
+        guard let id = error.advancedStatus else { return nil }
+        return AdvancedStatus(id: id, level: .error, message: error.message, details: error.enhancedCode)
     }
 
     // MARK: Authorization
@@ -140,7 +146,8 @@ package struct DelegateTranslator: Sendable {
             // message (the MVPD's words for a denial).
             let unauthenticated = error.code == .userNotAuthenticated
             let code: AccessEnablerError.Code = unauthenticated ? .userNotAuthenticated : .userNotAuthorized
-            return [
+            // A REST API v2 Enhanced Error also goes to `status`, as its advanced status.
+            return (Self.enhancedStatus(error).map { [.status($0)] } ?? []) + [
                 trackAuthorization(success: false, authentication: authentication, cached: cached, error: error),
                 .tokenRequestFailed(resource, errorCode: code.rawValue, errorDescription: unauthenticated ? "" : error.message),
             ]

@@ -133,8 +133,9 @@ extension V2ServiceProviderClient: EntitlementService {
         guard let information, let code = information.code else {
             return AccessEnablerError(.userNotAuthorized, "the MVPD did not authorize the resource")
         }
-        let words = (information.details ?? information.message).map { String($0.prefix(500)) } ?? code
-        return AccessEnablerError(EnhancedErrorMapping.entry(for: code).error, words)
+        let words = (information.details ?? information.message).map { String($0.prefix(500)) } ?? String(code.prefix(100))
+        let entry = EnhancedErrorMapping.entry(for: code)
+        return AccessEnablerError(entry.error, words, httpStatus: nil, enhancedCode: String(code.prefix(100)), advancedStatus: entry.status)
     }
 
     func preauthorize(deviceID: String, mvpd: String, resources: [String]) async throws(AccessEnablerError) -> [PreauthorizationDecision] {

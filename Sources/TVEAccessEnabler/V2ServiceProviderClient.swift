@@ -96,7 +96,10 @@ actor V2ServiceProviderClient {
             return AccessEnablerError(.internalError, "\(what) failed (HTTP \(status))", httpStatus: status)
         }
         let details = (information.details ?? information.message).map { ": " + String($0.prefix(300)) } ?? ""
-        return AccessEnablerError(EnhancedErrorMapping.entry(for: code).error, "\(what) failed (\(code)\(details))", httpStatus: status)
+        let entry = EnhancedErrorMapping.entry(for: code)
+        return AccessEnablerError(
+            entry.error, "\(what) failed (\(code.prefix(100))\(details))", httpStatus: status, enhancedCode: String(code.prefix(100)),
+            advancedStatus: entry.status)
     }
 
     /// Runs a generated call, turning transport and decoding failures into ``AccessEnablerError``.

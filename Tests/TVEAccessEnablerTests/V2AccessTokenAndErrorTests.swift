@@ -92,6 +92,13 @@ struct V2AccessTokenAndErrorTests {
                     let seedsCode = expected == .userNotAuthenticated ? "USER_NOT_AUTHENTICATED_ERROR" : "USER_NOT_AUTHORIZED_ERROR"
                     #expect(
                         translated.contains { if case .tokenRequestFailed("news", seedsCode, _) = $0 { true } else { false } }, "\(code)")
+                    let status = EnhancedErrorMapping.entry(for: code).status
+                    #expect(error.enhancedCode == code && error.advancedStatus == status, "\(code)")
+                    if let status {
+                        #expect(
+                            translated.first == .status(AdvancedStatus(id: status, level: .error, message: error.message, details: code)),
+                            "\(code)")
+                    }
                 }
                 // A code that means the profile is gone ends the authentication; sign in again for the next answer.
                 if (try? await core.checkAuthentication()) == nil {

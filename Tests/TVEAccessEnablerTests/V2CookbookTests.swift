@@ -60,19 +60,21 @@ struct V2CookbookTests {
             enabler.getMetadata(.authorizationTTL(resource: "news"))
             await enabler.drain()
             let flow = recorder.flow
-            guard flow.count == 6, case .token(let token, "news") = flow[1] else { Issue.record("\(flow)"); return }
+            guard flow.count == 7, case .token(let token, "news") = flow[1] else { Issue.record("\(flow)"); return }
             #expect(flow[0] == .preauthorized(["news"]))
             let verifier = try MediaTokenVerifier(
                 trustedKeys: [provider.keys.mediaTokenKey.publicKey], requestorID: "tvekit-sandbox", clock: provider.clock)
             #expect(verifier.verify(token, resourceID: "news").result == .validToken)
+            // The Enhanced Error's advanced status (Z100), then the seeds' failure with the MVPD's words.
+            #expect(flow[2] == .status("Z100", "Your parental controls block this program."))
             #expect(
-                flow[2]
+                flow[3]
                     == .failed("mature-show", code: "USER_NOT_AUTHORIZED_ERROR", description: "Your parental controls block this program."))
-            #expect(flow[3] == .metadata(.array([.string("12345")]), encrypted: false, key: .userMeta))
+            #expect(flow[4] == .metadata(.array([.string("12345")]), encrypted: false, key: .userMeta))
             let authentication = try await core.checkAuthentication()
-            #expect(flow[4] == .metadata(.string(String(authentication.expires)), encrypted: false, key: .authentication))
-            guard case .metadata(.string(let authorizationTTL)?, false, .authorization) = flow[5], let ttl = Int64(authorizationTTL) else {
-                Issue.record("\(flow[5])"); return
+            #expect(flow[5] == .metadata(.string(String(authentication.expires)), encrypted: false, key: .authentication))
+            guard case .metadata(.string(let authorizationTTL)?, false, .authorization) = flow[6], let ttl = Int64(authorizationTTL) else {
+                Issue.record("\(flow[6])"); return
             }
             #expect(ttl > provider.clock.nowMilliseconds && ttl <= authentication.expires)
 
