@@ -70,10 +70,11 @@ browser-test: deps
 	$(SWIFT) build --product tvekit
 	python3 scripts/browser-test.py
 
-# The main job: walk the AccessEnabler cookbook against the local service provider (tvekit demo).
+# The main job: walk the AccessEnabler cookbook against the local service provider (tvekit demo), over REST API v2
+# (make demo API=v1 for the old API).
 demo: deps
 	$(SWIFT) build --product tvekit
-	.build/debug/tvekit demo
+	.build/debug/tvekit demo --api $(or $(API),v2)
 
 # Measure the crypto layer against OpenSSL on this machine.
 speed: deps

@@ -17,7 +17,7 @@ public actor AsyncAccessEnabler {
     /// Adobe's staging service provider (for integration tests against Adobe).
     public static let stagingServiceProvider = URL(string: "https://sp.auth-staging.adobe.com")
 
-    public let configuration: Configuration
+    public nonisolated let configuration: Configuration
     private let serial: SerialQueue
     private let session: SessionStore
     private let setup: RequestorSetup

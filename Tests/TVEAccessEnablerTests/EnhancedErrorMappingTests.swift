@@ -44,3 +44,38 @@ struct EnhancedErrorMappingTests {
         #expect(EnhancedErrorMapping.entry(for: "something_else").error == .internalError)
     }
 }
+
+@Suite("The flow layer's documentation")
+struct FlowLayerDocumentationTests {
+    static let catalog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources/TVEAccessEnabler/Docs.docc")
+
+    @Test("the Enhanced Error article's table is EnhancedErrorMapping.table, row for row (it cannot rot)")
+    func errorTableMatchesTheCode() throws {
+        let text = try String(contentsOf: Self.catalog.appendingPathComponent("EnhancedErrorCodes.md"), encoding: .utf8)
+        var rows: [String: (String, String?)] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: ["`"]) }
+            guard cells.count == 3 else { continue }
+            rows[cells[0]] = (cells[1], cells[2] == "—" ? nil : cells[2])
+        }
+        #expect(rows.count == EnhancedErrorMapping.table.count)
+        for (code, entry) in EnhancedErrorMapping.table {
+            #expect(rows[code]?.0 == entry.error.rawValue && rows[code]?.1 == entry.status, "\(code)")
+        }
+    }
+
+    @Test("the migration article's code builds the enabler it describes (REST API v2 by default, .v1 selectable)")
+    func migrationArticleCode() throws {
+        let appSupport = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-doc-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: appSupport) }
+        let statement = "header.payload.signature"
+        // The article's code:
+        var configuration = AsyncAccessEnabler.Configuration(tokenStore: FileTokenStore(directory: appSupport))
+        configuration.api = .v2  // the default; .v1 keeps the old API for an app not yet moved
+        let enabler = AccessEnabler(softwareStatement: statement, configuration: configuration)
+        // What it claims:
+        #expect(AsyncAccessEnabler.Configuration().api == .v2)
+        #expect(enabler.core.configuration.api == .v2)
+    }
+}
