@@ -8,7 +8,7 @@ import TVECrypto
 /// the requestor and then run in the order they were made (the cookbook's queuing). Callbacks are delivered by the
 /// `deliver` closure (a serial queue by default). The tvOS wait for a second screen runs beside the queue.
 ///
-/// Each job calls the async API and hands what it answered to ``DelegateTranslator``, which decides the callbacks and
+/// Each job calls the async API and hands what it answered to `DelegateTranslator`, which decides the callbacks and
 /// their tracking data; this class only runs the jobs, delivers the callbacks and remembers what the delegate API
 /// adds to the async one (the authorization a `getAuthorization` waits to make, the logout page on screen, the data of
 /// `getAuthentication:withData:`, the wait for the second screen).

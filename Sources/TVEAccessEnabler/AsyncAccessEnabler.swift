@@ -5,10 +5,10 @@ import TVECrypto
 /// service providers.
 /// ``AccessEnabler`` is the delegate API of the seeds, an adapter over this.
 ///
-/// A façade over small types with one job each: ``RequestorSetup`` (configuration, service providers, options),
-/// ``SessionStore`` (the stored tokens and the login in progress), and the login, authorization, logout, metadata and
+/// A façade over small types with one job each: `RequestorSetup` (configuration, service providers, options),
+/// `SessionStore` (the stored tokens and the login in progress), and the login, authorization, logout, metadata and
 /// platform-SSO flows. The calls that change the stored tokens run one at a time, in order, through a
-/// ``SerialQueue``; none of them holds it while waiting for the user.
+/// `SerialQueue`; none of them holds it while waiting for the user.
 public actor AsyncAccessEnabler {
     /// `ADOBEPASS_REDIRECT_URL`.
     public static let defaultRedirectURL = "adobepass://ios.app"
@@ -53,7 +53,7 @@ public actor AsyncAccessEnabler {
         platformSSO = PlatformSSOFlow(configuration: configuration, setup: setup, session: session, login: login, serial: serial)
     }
 
-    /// Runs `operation` when the calls before it have finished (see ``SerialQueue``).
+    /// Runs `operation` when the calls before it have finished (see `SerialQueue`).
     private func exclusive<Value>(_ operation: nonisolated(nonsending) () async throws(AccessEnablerError) -> Value)
         async throws(AccessEnablerError) -> Value
     {

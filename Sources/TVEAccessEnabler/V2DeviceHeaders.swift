@@ -16,7 +16,7 @@ public struct V2DeviceHeaders: Sendable, Hashable {
     public let deviceInfo: String
 
     /// - Throws: ``AccessEnablerError`` with code `INTERNAL_ERROR` when `deviceInfo` is not Base64 JSON with the keys
-    ///   REST API v2 requires (``PassAPIv2/DeviceInfo/requiredKeys``); its message names the key, never the value.
+    ///   REST API v2 requires (`PassAPIv2.DeviceInfo.requiredKeys`); its message names the key, never the value.
     public init(deviceID: String, deviceInfo: String?, platform: EntitlementPlatform) throws(AccessEnablerError) {
         let digest = (try? HashFunction.sha256.hash(Array(deviceID.utf8))) ?? []
         guard digest.count == 32 else { throw AccessEnablerError(.internalError, "the device identifier could not be hashed") }
