@@ -29,6 +29,10 @@ public struct EntitlementClientTransport: ClientTransport {
         if let body { data = Data(try await [UInt8](collecting: body, upTo: Self.maximumRequestBytes)) }
         let answer = try await transport.send(
             EntitlementHTTPRequest(method: request.method.rawValue, url: url, headers: headers, body: data))
+        // HTTPTypes traps on a status outside 0...999: an app's own transport may hand anything over.
+        guard (100...599).contains(answer.status) else {
+            throw AccessEnablerError(.internalError, "the service provider answered an impossible HTTP status (\(answer.status))")
+        }
         var fields = HTTPFields()
         for (name, value) in answer.headers {
             if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }

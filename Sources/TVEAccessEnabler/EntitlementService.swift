@@ -11,7 +11,10 @@ protocol EntitlementService: Actor {
     var registration: ClientRegistration? { get async }
 
     /// `setOptions`: the values sent with every later call.
-    func apply(_ options: AsyncAccessEnabler.Options, extraFields: [(String, String)], deviceInfo: String)
+    func apply(_ options: AsyncAccessEnabler.Options, extraFields: [(String, String)], deviceInfo: String) async
+
+    /// `setRequestor`: what the stored session needs sent (a promotional TempPass's identity for its MVPD).
+    func restore(tempPassIdentity: [String: String]?, mvpd: String?)
 
     /// `setRequestor`: the requestor's MVPDs.
     func mvpds() async throws(AccessEnablerError) -> [MVPD]

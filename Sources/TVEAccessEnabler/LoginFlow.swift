@@ -36,7 +36,8 @@ struct LoginFlow {
         case .authenticated(let token):
             // TempPass, or a profile the device already holds: no login page, no later getAuthentication.
             session.pendingLogin = nil
-            try await session.storeAuthentication(token, mvpd: mvpd)
+            try await session.storeAuthentication(
+                token, mvpd: mvpd, tempPassIdentity: mvpd.isTempPass && !data.isEmpty ? data : nil)
             return .authenticated(token)
         case .login(let code, let page, let notAfter):
             session.pendingLogin = PendingLogin(mvpd: mvpd, code: code, page: page, notAfter: notAfter)
@@ -82,16 +83,21 @@ struct LoginFlow {
         var waited = Duration.zero
         var interval =
             v2 ? min(max(configuration.pollingInterval, .seconds(3)), .seconds(5)) : max(configuration.pollingInterval, .milliseconds(1))
-        var limit = configuration.pollingTimeout
-        if let notAfter = pending.notAfter {
-            limit = min(limit, .milliseconds(max(0, notAfter - configuration.clock.nowMilliseconds)))
-        }
-        while waited < limit {
+        let limit = configuration.pollingTimeout
+        // The session's end on the device's clock (a service provider's value is clamped: it cannot overflow here).
+        let ends = pending.notAfter.map { min(max($0, 0), Int64.max / 2) }
+        while waited < limit, ends.map({ configuration.clock.nowMilliseconds < $0 }) ?? true {
             if Task.isCancelled { throw cancelled }
             // Only an authentication with the MVPD picked ends the wait (not one left from an earlier login).
-            if let token = try? await client.authentication(deviceID: deviceID, mvpd: mvpd, code: v2 ? pending.code : nil),
-                token.mvpd == mvpd.id
-            {
+            let found: AuthenticationToken?
+            do {
+                found = try await client.authentication(deviceID: deviceID, mvpd: mvpd, code: v2 ? pending.code : nil)
+            } catch where Self.endsTheWait(error) {
+                throw error
+            } catch {
+                found = nil  // a network failure or a garbled answer: ask again at the next interval
+            }
+            if let token = found, token.mvpd == mvpd.id {
                 return try await serial.run(ifCancelled: cancelled) { () async throws(AccessEnablerError) -> AuthenticationToken in
                     guard isCurrent() else { throw AccessEnablerError(.providerNotSelected, "the login was cancelled") }
                     session.pendingLogin = nil
@@ -102,9 +108,17 @@ struct LoginFlow {
             guard isCurrent() else { throw AccessEnablerError(.providerNotSelected, "the login was cancelled") }
             await configuration.sleep(interval)
             waited += interval
+            if let ends, ends - configuration.clock.nowMilliseconds <= 0 { break }
             if !v2 { interval = min(interval * 2, .seconds(10)) }
         }
         throw AccessEnablerError(.genericAuthentication, "the registration code was not used in time")
+    }
+
+    /// An answer that no later poll can change: the service provider refused the session or code with an Enhanced
+    /// Error (4xx but 429); a network failure, a 5xx, a throttle or a garbled answer is asked again.
+    static func endsTheWait(_ error: AccessEnablerError) -> Bool {
+        guard error.enhancedCode != nil, let status = error.httpStatus else { return false }
+        return (400..<500).contains(status) && status != 429
     }
 
     /// `getSelectedProvider`: the MVPD of the login in progress, else the MVPD of the current authentication, else nil.

@@ -20,6 +20,11 @@ struct LogoutFlow {
         let step = await client.logout(
             deviceID: entitlements.deviceID, mvpd: authentication.mvpd, redirectURL: configuration.redirectURL,
             platform: configuration.platform)
+        if step.error != nil {
+            // Owed to the service provider: setRequestor ends it (and adopts no profile until then).
+            entitlements.pendingLogout = authentication.mvpd
+            try? await session.save(entitlements)
+        }
         return .init(page: step.page, platformSSO: authentication.platformSSO || step.partnerLogout, serverError: step.error)
     }
 }

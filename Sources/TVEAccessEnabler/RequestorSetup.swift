@@ -154,6 +154,19 @@ final class RequestorSetup {
         if let authentication = entitlements.authentication, !mvpds.contains(where: { $0.id == authentication.mvpd }) {
             entitlements.forgetAuthentication()
         }
+        // A logout the service provider was not told of (offline): tell it now, before anything else.
+        if let owed = entitlements.pendingLogout {
+            if let (client, _) = try? client(for: owed) {
+                let step = await client.logout(
+                    deviceID: entitlements.deviceID, mvpd: owed, redirectURL: configuration.redirectURL, platform: configuration.platform)
+                if step.error == nil { entitlements.pendingLogout = nil }
+            } else {
+                entitlements.pendingLogout = nil  // its MVPD is no longer offered: nothing to end
+            }
+        }
+        if let authentication = entitlements.authentication, let (client, _) = try? client(for: authentication.mvpd) {
+            await client.restore(tempPassIdentity: entitlements.tempPassIdentity, mvpd: authentication.mvpd)
+        }
         if let authentication = entitlements.authentication, let (client, mvpd) = try? client(for: authentication.mvpd) {
             do {
                 if let refreshed = try await client.refreshedAuthentication(
@@ -165,7 +178,7 @@ final class RequestorSetup {
                     entitlements.forgetAuthentication()
                 }
             } catch {}
-        } else if entitlements.authentication == nil {
+        } else if entitlements.authentication == nil, entitlements.pendingLogout == nil {
             // REST API v2: a profile the device holds (a login finished on a second screen after the app stopped
             // waiting, single sign-on from another app) is the device's authentication.
             for (url, client) in clients where client.api == .v2 {

@@ -10,6 +10,9 @@ extension ServiceProviderClient: EntitlementService {
         setExtras(extraFields, deviceInfo: deviceInfo)
     }
 
+    /// REST API v1 has no TempPass identity.
+    func restore(tempPassIdentity: [String: String]?, mvpd: String?) {}
+
     func startLogin(_ request: LoginRequest) async throws(AccessEnablerError) -> LoginStart {
         let code: String
         do {

@@ -96,11 +96,16 @@ final class SessionStore {
 
     /// Stores a new authentication: it replaces the old one and its authorizations, and `mvpd` becomes the selected
     /// MVPD.
-    nonisolated(nonsending) func storeAuthentication(_ token: AuthenticationToken, mvpd: MVPD) async throws(AccessEnablerError) {
+    nonisolated(nonsending) func storeAuthentication(_ token: AuthenticationToken, mvpd: MVPD, tempPassIdentity: [String: String]? = nil)
+        async throws(AccessEnablerError)
+    {
         var entitlements = try current()
         entitlements.authentication = token
         entitlements.authorizations = [:]
         entitlements.selectedMVPD = mvpd
+        entitlements.tempPassIdentity = tempPassIdentity
+        // A new login: a logout still owed to the service provider would end it.
+        entitlements.pendingLogout = nil
         try await save(entitlements)
     }
 

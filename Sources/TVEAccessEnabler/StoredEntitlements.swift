@@ -11,6 +11,12 @@ public struct StoredEntitlements: Sendable, Hashable, Codable {
     /// across launches as Adobe's SDKs keep it: the service provider binds a device's authentication to the client
     /// that made it. The secret is stored as the tokens are (the file store writes 0600 files); never printed.
     public var clientRegistrations: [String: ClientRegistration]?
+    /// A promotional TempPass's identity (`getAuthentication:withData:`), sent as `AP-TempPass-Identity` with every
+    /// call about its MVPD while the pass lasts (REST API v2).
+    public var tempPassIdentity: [String: String]?
+    /// The MVPD whose server-side session a logout could not end (the device was offline): `setRequestor` ends it
+    /// before anything else, and adopts no profile meanwhile.
+    public var pendingLogout: String?
 
     public init(
         deviceID: String, authentication: AuthenticationToken? = nil, authorizations: [String: AuthorizationToken] = [:],
@@ -38,6 +44,7 @@ public struct StoredEntitlements: Sendable, Hashable, Codable {
         if let authentication, authentication.expires <= now {
             self.authentication = nil
             authorizations = [:]
+            tempPassIdentity = nil
         }
         authorizations = authorizations.filter { $0.value.expires > now }
     }
@@ -48,5 +55,6 @@ extension StoredEntitlements {
     mutating func forgetAuthentication() {
         authentication = nil
         authorizations = [:]
+        tempPassIdentity = nil
     }
 }

@@ -12,20 +12,51 @@ extension V2ServiceProviderClient: EntitlementService {
 
     var registration: ClientRegistration? { get async { await base.registration } }
 
-    func apply(_ options: AsyncAccessEnabler.Options, extraFields: [(String, String)], deviceInfo: String) {
+    func apply(_ options: AsyncAccessEnabler.Options, extraFields: [(String, String)], deviceInfo: String) async {
         apply(deviceInfo: options.deviceInfo, visitorID: options.visitorID)
+        // Registration and token requests carry the app's device information too.
+        await base.setExtras(extraFields, deviceInfo: deviceInfo)
     }
 
     func mvpds() async throws(AccessEnablerError) -> [MVPD] { try await mvpds(serviceProvider: serviceProviderURL) }
 
-    /// A URL of the service provider from the path a session or logout gives. **Choice:** an absolute http(s) URL is
-    /// taken as it is; a path beginning `/authenticate/` is relative to `/api/v2` (Adobe's documentation writes the
-    /// session's URL so); any other path is relative to the host (`/api/v2/authenticate/…`, an MVPD's `/idp/…`).
-    func absolute(_ path: String) -> URL? {
-        if let url = URL(string: path), url.scheme != nil { return url.scheme == "https" || url.scheme == "http" ? url : nil }
-        guard path.hasPrefix("/"), !path.hasPrefix("//") else { return nil }
-        let base = serviceProviderURL.absoluteString.trimmingCharacters(in: ["/"])
-        return URL(string: base + (path.hasPrefix("/authenticate/") ? PassAPIv2.pathPrefix + path : path))
+    func restore(tempPassIdentity: [String: String]?, mvpd: String?) {
+        guard let mvpd else { return }
+        tempPassIdentities[mvpd] = tempPassIdentity.flatMap { $0.isEmpty ? nil : PassAPIv2.TempPassIdentity(values: $0).header }
+    }
+
+    /// Runs `body` with the TempPass identity of `mvpd`, if it has one, in its requests.
+    func withTempPass<Value>(_ mvpd: String, _ body: () async throws(AccessEnablerError) -> Value) async throws(AccessEnablerError)
+        -> Value
+    {
+        guard let identity = tempPassIdentities[mvpd] else { return try await body() }
+        let result = await V2ExtraHeadersMiddleware.$tempPassIdentity.withValue(identity) { () async -> Result<Value, AccessEnablerError> in
+            do throws(AccessEnablerError) { return .success(try await body()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// The page a session or logout answer names. **Choice:** a path beginning `/authenticate/` is relative to
+    /// `/api/v2` (Adobe's documentation writes the session's URL so); another path is relative to the service
+    /// provider's host (`/api/v2/authenticate/…`, an MVPD's `/idp/…`). An absolute URL must have a host and no user
+    /// information, and be on the service provider's own scheme, host and port; with `elsewhere` (a logout, which may
+    /// end on the MVPD's site), any host over https. Anything else (another scheme, a cleartext page elsewhere) is
+    /// refused: a service provider's answer cannot send the app's web view where it likes.
+    func absolute(_ path: String, elsewhere: Bool = false) -> URL? {
+        guard path.utf8.count <= 8192, !path.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F || $0 == "\\" })
+        else { return nil }
+        if path.hasPrefix("/"), !path.hasPrefix("//") {
+            let base = serviceProviderURL.absoluteString.trimmingCharacters(in: ["/"])
+            return URL(string: base + (path.hasPrefix("/authenticate/") ? PassAPIv2.pathPrefix + path : path))
+        }
+        guard let url = URL(string: path), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty,
+            url.user == nil, url.password == nil
+        else { return nil }
+        let provider = (
+            scheme: serviceProviderURL.scheme?.lowercased(), host: serviceProviderURL.host?.lowercased(), port: serviceProviderURL.port
+        )
+        if scheme == provider.scheme, host == provider.host, url.port == provider.port { return url }
+        return elsewhere && scheme == "https" ? url : nil
     }
 
     /// **Choice:** sessions name the requestor's first configured domain, else the redirect URL's host.
@@ -36,14 +67,12 @@ extension V2ServiceProviderClient: EntitlementService {
     func startLogin(_ request: LoginRequest) async throws(AccessEnablerError) -> LoginStart {
         prepare(deviceID: request.deviceID)
         // A TempPass chosen with data (`getAuthentication:withData:`): the data identify the viewer of a promotional
-        // pass, sent as AP-TempPass-Identity from now on.
-        if request.mvpd.isTempPass {
-            extraHeaders.set(
-                PassAPIv2.TempPassIdentity.headerName,
-                request.data.isEmpty ? nil : PassAPIv2.TempPassIdentity(values: request.data).header)
+        // pass, sent as AP-TempPass-Identity with the calls about this MVPD.
+        if request.mvpd.isTempPass { restore(tempPassIdentity: request.data.isEmpty ? nil : request.data, mvpd: request.mvpd.id) }
+        let session = try await withTempPass(request.mvpd.id) { () async throws(AccessEnablerError) in
+            try await createSession(
+                mvpd: request.mvpd.id, domainName: sessionDomain(redirectURL: request.redirectURL), redirectURL: request.redirectURL)
         }
-        let session = try await createSession(
-            mvpd: request.mvpd.id, domainName: sessionDomain(redirectURL: request.redirectURL), redirectURL: request.redirectURL)
         switch session.actionName {
         case "authorize":
             guard let token = try await authentication(deviceID: request.deviceID, mvpd: request.mvpd, code: nil) else {
@@ -67,9 +96,13 @@ extension V2ServiceProviderClient: EntitlementService {
         prepare(deviceID: deviceID)
         let profiles: [String: Components.Schemas.MvpdProfileResponse]
         do {
-            if let code { profiles = try await self.profiles(code: code) } else { profiles = try await self.profiles(mvpd: mvpd.id) }
-        } catch  where error.code == .userNotAuthenticated {
-            return nil
+            if let code {
+                profiles = try await self.profiles(code: code)
+            } else {
+                profiles = try await withTempPass(mvpd.id) { () async throws(AccessEnablerError) in try await self.profiles(mvpd: mvpd.id) }
+            }
+        } catch where error.code == .userNotAuthenticated && code == nil {
+            return nil  // no profile with the MVPD (yet); a code's own errors go to the polling, which judges them
         }
         return profiles[mvpd.id].flatMap { token(mvpd: mvpd.id, $0) }
     }
@@ -114,9 +147,10 @@ extension V2ServiceProviderClient: EntitlementService {
     {
         prepare(deviceID: deviceID)
         // Every v2 authorization brings its media token: a stored decision saves no call.
-        guard
-            let decision = try await decisions(authorize: true, mvpd: mvpd, resources: [resource]).first(where: { $0.resource == resource })
-        else {
+        let answer = try await withTempPass(mvpd) { () async throws(AccessEnablerError) in
+            try await decisions(authorize: true, mvpd: mvpd, resources: [resource])
+        }
+        guard let decision = answer.first(where: { $0.resource == resource }) else {
             throw AccessEnablerError(.internalAuthorization, "the service provider gave no decision for the resource")
         }
         guard decision.authorized else { throw Self.denial(decision.error, "authorize") }
@@ -140,7 +174,10 @@ extension V2ServiceProviderClient: EntitlementService {
 
     func preauthorize(deviceID: String, mvpd: String, resources: [String]) async throws(AccessEnablerError) -> [PreauthorizationDecision] {
         prepare(deviceID: deviceID)
-        return try await decisions(authorize: false, mvpd: mvpd, resources: resources).map { decision in
+        let answer = try await withTempPass(mvpd) { () async throws(AccessEnablerError) in
+            try await decisions(authorize: false, mvpd: mvpd, resources: resources)
+        }
+        return answer.map { decision in
             PreauthorizationDecision(
                 resource: decision.resource, authorized: decision.authorized,
                 message: (decision.error?.details ?? decision.error?.message).map { String($0.prefix(300)) })
@@ -149,7 +186,8 @@ extension V2ServiceProviderClient: EntitlementService {
 
     func userMetadata(deviceID: String, mvpd: String) async throws(AccessEnablerError) -> UserMetadataDocument {
         prepare(deviceID: deviceID)
-        guard let profile = try await profiles(mvpd: mvpd)[mvpd] else {
+        let profiles = try await withTempPass(mvpd) { () async throws(AccessEnablerError) in try await self.profiles(mvpd: mvpd) }
+        guard let profile = profiles[mvpd] else {
             throw AccessEnablerError(.userNotAuthenticated, "the device has no profile with the MVPD")
         }
         var entries: [String: UserMetadataDocument.Entry] = [:]
@@ -170,9 +208,12 @@ extension V2ServiceProviderClient: EntitlementService {
         prepare(deviceID: deviceID)
         var step = LogoutStep(page: nil, partnerLogout: false, error: nil)
         do {
-            let answer = try await logout(mvpd: mvpd, redirectURL: platform == .iOS ? redirectURL : nil)
+            let answer = try await withTempPass(mvpd) { () async throws(AccessEnablerError) in
+                try await logout(mvpd: mvpd, redirectURL: platform == .iOS ? redirectURL : nil)
+            }
+            tempPassIdentities[mvpd] = nil
             switch answer?.actionName {
-            case "logout": step.page = platform == .iOS ? answer?.url.flatMap { absolute($0) } : nil
+            case "logout": step.page = platform == .iOS ? answer?.url.flatMap { absolute($0, elsewhere: true) } : nil
             case "partner_logout": step.partnerLogout = true
             default: break
             }

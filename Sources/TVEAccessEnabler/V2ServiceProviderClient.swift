@@ -23,6 +23,8 @@ actor V2ServiceProviderClient {
     let extraHeaders = V2ExtraHeadersMiddleware()
     /// Decrypts an encrypted user ID of a profile (the app's metadata key).
     let metadataDecryptor: MetadataDecryptor?
+    /// The `AP-TempPass-Identity` header of each promotional TempPass MVPD, while its pass is the device's.
+    var tempPassIdentities: [String: String] = [:]
     /// The `domainName` of sessions: the requestor's first domain in its configuration, else the redirect URL's host.
     var domainName: String?
 

@@ -67,9 +67,15 @@ final class Transcript: Sendable {
         if !json {
             let prefix =
                 kind == "section" ? "\n== " : String(format: "%6d ms  %@ ", ms, kind == "call" ? "→" : kind == "callback" ? "←" : "·")
-            print(prefix + text)
+            // What a service provider sent (an MVPD's message, an error's details) cannot drive the terminal.
+            print(prefix + String(String.UnicodeScalarView(text.unicodeScalars.map { Self.isControl($0) ? "?" : $0 })))
             fflush(nil)  // a long wait (the second screen) shows each line as it comes
         }
+    }
+
+    /// C0 and C1 control characters (escape sequences), but not the line breaks of a transcript.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value)
     }
 
     func finish(failures: [String], success: String = "every step behaved as the cookbook says") {

@@ -33,6 +33,8 @@ extension V2Handlers {
     {
         let caller = try V2Caller.get()
         guard let mvpd = configuration.mvpd(mvpdID, for: caller.requestor.id) else { throw V2Errors.unknownMVPD }
+        // A promotional TempPass is the viewer's, named by AP-TempPass-Identity on every decision.
+        if mvpd.promotionalTempPass == true { _ = try tempPassKey(mvpd, caller: caller) }
         guard let resources, !resources.isEmpty else { throw V2Errors.missingResources }
         let limit = preauthorization ? Self.maximumPreauthorizeResources : 1
         guard resources.count <= limit else { throw V2Errors.tooManyResources(limit) }
