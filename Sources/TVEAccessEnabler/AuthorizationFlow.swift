@@ -29,7 +29,8 @@ struct AuthorizationFlow {
                 // The service provider no longer knows the authentication: forget it.
                 entitlements.forgetAuthentication()
                 try? await session.save(entitlements)
-            } else if Self.isGone(error) || error.code == .userNotAuthorized || error.code == .tempPassExpired || error.enhancedCode != nil {
+            } else if Self.isGone(error) || error.code == .userNotAuthorized || error.code == .tempPassExpired || error.enhancedCode != nil
+            {
                 // Gone, or denied now: a stored authorization must not answer a cached preauthorization any more.
                 entitlements.authorizations[resource] = nil
                 try? await session.save(entitlements)

@@ -92,7 +92,7 @@ struct LoginFlow {
             let found: AuthenticationToken?
             do {
                 found = try await client.authentication(deviceID: deviceID, mvpd: mvpd, code: v2 ? pending.code : nil)
-            } catch where Self.endsTheWait(error) {
+            } catch  where Self.endsTheWait(error) {
                 throw error
             } catch {
                 found = nil  // a network failure or a garbled answer: ask again at the next interval

@@ -101,7 +101,7 @@ extension V2ServiceProviderClient: EntitlementService {
             } else {
                 profiles = try await withTempPass(mvpd.id) { () async throws(AccessEnablerError) in try await self.profiles(mvpd: mvpd.id) }
             }
-        } catch where error.code == .userNotAuthenticated && code == nil {
+        } catch  where error.code == .userNotAuthenticated && code == nil {
             return nil  // no profile with the MVPD (yet); a code's own errors go to the polling, which judges them
         }
         return profiles[mvpd.id].flatMap { token(mvpd: mvpd.id, $0) }
