@@ -103,6 +103,7 @@ fuzz: deps
 	$(MAKE) fuzz-one FUZZER=FuzzC14N MAX_LEN=60000 DICT=Fuzz/FuzzSAML.dict
 	$(MAKE) fuzz-one FUZZER=FuzzSAMLVerify MAX_LEN=60000 DICT=Fuzz/FuzzSAML.dict
 	$(MAKE) fuzz-one FUZZER=FuzzV2Requests MAX_LEN=20000
+	$(MAKE) fuzz-one FUZZER=FuzzVerifyReader MAX_LEN=16384
 
 # One fuzzer: make fuzz-one FUZZER=FuzzMetadata [FUZZ_SECONDS=...] [FUZZ_JOBS=...]
 MAX_LEN ?= 70000

@@ -83,7 +83,7 @@ let package = Package(
         .target(
             name: "TVEFuzzSupport",
             dependencies: [
-                "TVETokens", "TVEMetadata", "TVECrypto", "TVESAML", "TVETestSupport", "TVEPassAPIv2",
+                "TVETokens", "TVEMetadata", "TVECrypto", "TVESAML", "TVETestSupport", "TVEPassAPIv2", "TVEVerification", "TVEJSON",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -256,6 +256,11 @@ let package = Package(
             dependencies: ["TVEFuzzSupport"],
             path: "Fuzz/FuzzV2Requests"
         ),
+        .executableTarget(
+            name: "FuzzVerifyReader",
+            dependencies: ["TVEFuzzSupport"],
+            path: "Fuzz/FuzzVerifyReader"
+        ),
         .testTarget(
             name: "TVECryptoTests",
             dependencies: ["TVETestSupport", "TVECrypto"]
@@ -282,7 +287,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TVEVerificationTests",
-            dependencies: ["TVETestSupport", "TVEVerification", "TVETokens", "TVECrypto"]
+            dependencies: ["TVETestSupport", "TVEVerification", "TVETokens", "TVECrypto", "TVEFuzzSupport"]
         ),
         .testTarget(
             name: "TVEVerificationServerTests",

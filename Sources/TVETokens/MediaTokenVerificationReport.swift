@@ -39,7 +39,14 @@ public struct MediaTokenVerificationReport: Encodable, Sendable {
     /// Compact JSON with sorted keys, absent fields left out: the same text as `JSONEncoder` with `.sortedKeys`,
     /// written directly (a verification service answers one per request).
     public var jsonText: String {
-        var output = "{"
+        var output = ""
+        write(to: &output)
+        return output
+    }
+
+    /// Appends ``jsonText`` to `output` (a batch's answer is written into one string).
+    public func write(to output: inout String) {
+        output += "{"
         var first = true
         func key(_ name: String) {
             output += first ? "\"" : ",\""
@@ -60,6 +67,5 @@ public struct MediaTokenVerificationReport: Encodable, Sendable {
         if let sessionGUID { key("sessionGUID"); JSONValue.writeString(sessionGUID, to: &output) }
         if let ttl { key("ttl"); output += String(ttl) }
         output += "}"
-        return output
     }
 }

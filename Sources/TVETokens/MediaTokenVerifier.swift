@@ -168,16 +168,17 @@ extension MediaTokenVerifier {
     /// tokens against a shared store with one round trip; ``verify(_:resourceID:replayGuard:)`` does it for one token.
     public func verifyAwaitingReplayCheck(_ token: String, resourceID: String? = nil) -> PendingMediaTokenVerification {
         var token = token
-        return token.withUTF8 { bytes in
-            do {
-                return try MediaTokenCodec.parse(UnsafeRawBufferPointer(bytes)) { token, signature in
-                    check(token, signature: signature, resourceID: resourceID)
-                }
-            } catch let error as MediaTokenError {
-                return .decided(.invalid(.invalidTokenFormat, error.reason))
-            } catch {
-                return .decided(.invalid(.invalidTokenFormat, "the token cannot be parsed"))
-            }
+        return token.withUTF8 { verifyAwaitingReplayCheck(bytes: UnsafeRawBufferPointer($0), resourceID: resourceID) }
+    }
+
+    /// As ``verifyAwaitingReplayCheck(_:resourceID:)``, for a token given as bytes (a range of a request body: no copy).
+    public func verifyAwaitingReplayCheck(bytes: UnsafeRawBufferPointer, resourceID: String? = nil) -> PendingMediaTokenVerification {
+        do {
+            return try MediaTokenCodec.parse(bytes) { token, signature in check(token, signature: signature, resourceID: resourceID) }
+        } catch let error as MediaTokenError {
+            return .decided(.invalid(.invalidTokenFormat, error.reason))
+        } catch {
+            return .decided(.invalid(.invalidTokenFormat, "the token cannot be parsed"))
         }
     }
 

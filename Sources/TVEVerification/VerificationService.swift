@@ -29,6 +29,8 @@ public struct VerificationService: Sendable {
     public static let maximumBatchCount = 256
 
     private let verifiers: [String: MediaTokenVerifier]
+    /// The verifiers with their requestor's UTF-8, for requests read as bytes.
+    private let verifiersByBytes: [(requestor: [UInt8], verifier: MediaTokenVerifier)]
     /// The asynchronous replay store, when one keeps one-time use (else each verifier's own guard does).
     private let replayStore: (any AsyncTokenReplayGuard)?
     public let metrics: VerificationMetrics
@@ -77,6 +79,7 @@ public struct VerificationService: Sendable {
                 allowing1024BitKeys: allowing1024BitKeys)
         }
         self.verifiers = verifiers
+        verifiersByBytes = verifiers.map { (Array($0.key.utf8), $0.value) }
         self.replayStore = replayStore
         self.metrics = metrics
     }
@@ -97,7 +100,7 @@ public struct VerificationService: Sendable {
         if replayStore == nil {
             let request = VerificationRequestBody(body, maximumItems: Self.maximumBatchCount)
             let verifications = (items(of: request) ?? []).map { item -> MediaTokenVerification? in
-                switch check(item) {
+                switch check(item, in: body) {
                 case .decided(let verification)?: verification
                 case .awaitingReplayCheck?: Self.storeNeeded
                 case nil: nil
@@ -123,9 +126,11 @@ public struct VerificationService: Sendable {
         }
         guard body.count <= Self.maximumBodyBytes else { return answerBodyTooLarge() }
         let started = ContinuousClock.now
-        let request = body.withUnsafeBytes { VerificationRequestBody($0, maximumItems: Self.maximumBatchCount) }
         // Every check but one-time use first; then one call to the store for the whole request.
-        let pending = (items(of: request) ?? []).map(check)
+        let (request, pending) = body.withUnsafeBytes { bytes in
+            let request = VerificationRequestBody(bytes, maximumItems: Self.maximumBatchCount)
+            return (request, (items(of: request) ?? []).map { check($0, in: bytes) })
+        }
         var checks: [(index: Int, check: PendingMediaTokenVerification.ReplayCheck, key: TokenReplayKey)] = []
         var finished: [Int: MediaTokenVerification] = [:]
         for (index, entry) in pending.enumerated() {
@@ -181,10 +186,25 @@ public struct VerificationService: Sendable {
     }
 
     /// Every check of one item but the asynchronous store's (the in-process guard, when there is one, included).
-    private func check(_ item: VerificationRequestBody.Item) -> PendingMediaTokenVerification? {
-        guard case .request(let token, let requestor, let resource) = item, let verifier = verifiers[requestor] else { return nil }
-        if replayStore == nil { return .decided(verifier.verify(token, resourceID: resource)) }
-        return verifier.verifyAwaitingReplayCheck(token, resourceID: resource)
+    private func check(_ item: VerificationRequestBody.Item, in body: UnsafeRawBufferPointer) -> PendingMediaTokenVerification? {
+        guard case .request(let token, let requestor, let resource) = item, let verifier = verifier(for: requestor, in: body) else {
+            return nil
+        }
+        // The token's bytes are read where they lie in the body: no copy.
+        return token.withBytes(in: body) { bytes in
+            if replayStore == nil { return .decided(verifier.verify(bytes, resourceID: resource)) }
+            return verifier.verifyAwaitingReplayCheck(bytes: bytes, resourceID: resource)
+        }
+    }
+
+    /// The verifier of a requestor named in a request (byte-for-byte, as the verifier compares IDs).
+    private func verifier(for requestor: VerificationRequestBody.Text, in body: UnsafeRawBufferPointer) -> MediaTokenVerifier? {
+        switch requestor {
+        case .string(let name): return verifiers[name]
+        case .bytes(let range):
+            let name = UnsafeRawBufferPointer(rebasing: body[range])
+            return verifiersByBytes.first { $0.requestor.elementsEqual(name) }?.verifier
+        }
     }
 
     /// The answer to a body, given the verification of each of its items (nil for an item that is not a request).
@@ -194,17 +214,21 @@ public struct VerificationService: Sendable {
             if case .refused(let reason) = request { return .badRequest(Self.errorJSON("malformedRequest", reason)) }
             return .badRequest(Self.errorJSON("malformedRequest", VerificationRequestBody.shape))
         }
-        var texts: [String] = []
-        texts.reserveCapacity(items.count)
+        // One string for the whole answer, its size guessed from the first items (about 400 bytes per valid token).
+        var output = ""
+        output.reserveCapacity(items.count * 420 + 2)
+        let separator = request.isLines ? "\n" : ","
+        if case .array = request { output += "[" }
         var status = 200
         var result: String?
         for (index, item) in items.enumerated() {
+            if index > 0 { output += separator }
             guard let verification = verifications[index] else {
                 metrics.count(nil)
                 if case .malformed(let reason) = item {
-                    texts.append(Self.errorJSON("malformedRequest", reason))
+                    output += Self.errorJSON("malformedRequest", reason)
                 } else {
-                    texts.append(Self.errorJSON("unknownRequestor", "this service does not verify for that requestor"))
+                    output += Self.errorJSON("unknownRequestor", "this service does not verify for that requestor")
                 }
                 status = 400
                 continue
@@ -212,17 +236,17 @@ public struct VerificationService: Sendable {
             metrics.count(verification.result.rawValue)
             if verification.result == .replayCheckFailed { status = 503 } else if status != 503 { status = 200 }
             result = verification.result.rawValue
-            texts.append(MediaTokenVerificationReport(verification).jsonText)
+            MediaTokenVerificationReport(verification).write(to: &output)
         }
         switch request {
         case .single:
-            return VerificationAnswer(status: status, contentType: "application/json", body: texts[0], result: result)
+            return VerificationAnswer(status: status, contentType: "application/json", body: output, result: result)
         case .lines:
-            return VerificationAnswer(
-                status: 200, contentType: "application/x-ndjson", body: texts.joined(separator: "\n") + "\n", result: nil)
+            output += "\n"
+            return VerificationAnswer(status: 200, contentType: "application/x-ndjson", body: output, result: nil)
         default:
-            return VerificationAnswer(
-                status: 200, contentType: "application/json", body: "[" + texts.joined(separator: ",") + "]", result: nil)
+            output += "]"
+            return VerificationAnswer(status: 200, contentType: "application/json", body: output, result: nil)
         }
     }
 
