@@ -5,7 +5,7 @@ SWIFT ?= swift
 # pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make speed` for its comparison.
 APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl python3
 
-.PHONY: all deps build browser-test lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
+.PHONY: fleet-bench all deps build browser-test lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
 
 all: build
 
@@ -81,16 +81,16 @@ speed: deps
 	$(SWIFT) build -c release --product tvekit
 	.build/release/tvekit speed --seconds 4 --compare-openssl
 
-# ThreadSanitizer over the library suites (one key shared by 64 tasks; keys loaded from 8 tasks at once), the local
-# service provider and the flow layer (concurrent calls, the callback executor, the tvOS polling task).
+# ThreadSanitizer over every test target (the libraries, the local service provider, the flow layer, the verification
+# server and the fleet on its own PostgreSQL cluster, the CLI).
 sanitize: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "TVECryptoTests|TVEMetadataTests|TVESAMLTests|TVEPassAPITests|TVEVerificationTests|TVEVerificationServerTests|TVEServiceProviderTests|TVESandboxTests|TVEPostgresReplayGuardTests|TVEAccessEnablerTests"
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
-# AddressSanitizer and LeakSanitizer over the library, server and flow suites. XCTest and libcurl (under
+# AddressSanitizer and LeakSanitizer over every test target. XCTest and libcurl (under
 # FoundationNetworking's URLSession) leak a little; those reports are suppressed (lsan.supp), nothing from OpenSSL
 # or TVEKit is.
 asan: deps
-	LSAN_OPTIONS=suppressions=$(CURDIR)/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter "TVECryptoTests|TVEMetadataTests|TVESAMLTests|TVEPassAPITests|TVEVerificationTests|TVEVerificationServerTests|TVEServiceProviderTests|TVESandboxTests|TVEPostgresReplayGuardTests|TVEAccessEnablerTests"
+	LSAN_OPTIONS=suppressions=$(CURDIR)/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan
 
 # libFuzzer over the media-token parser and verifier, with AddressSanitizer, for FUZZ_SECONDS (default 60).
 # New inputs go to .build-fuzz/corpus; crashes to Fuzz/artifacts (copy them to Fuzz/Regressions, which the tests replay).
@@ -104,6 +104,12 @@ fuzz: deps
 	$(MAKE) fuzz-one FUZZER=FuzzSAMLVerify MAX_LEN=60000 DICT=Fuzz/FuzzSAML.dict
 	$(MAKE) fuzz-one FUZZER=FuzzV2Requests MAX_LEN=20000
 	$(MAKE) fuzz-one FUZZER=FuzzVerifyReader MAX_LEN=16384
+
+# The verification fleet under load (wrk, 16 connections; memory and PostgreSQL; single tokens and batches of 64), with
+# in-process token-verify beside it: FLEET_SECONDS per run (default 10), FLEET_JSON=1 for JSON. Starts and stops its own
+# PostgreSQL cluster when none is running.
+fleet-bench: deps
+	bash Benchmarks/fleet-load/run.sh $(if $(FLEET_JSON),--json) $(or $(FLEET_SECONDS),10)
 
 # One fuzzer: make fuzz-one FUZZER=FuzzMetadata [FUZZ_SECONDS=...] [FUZZ_JOBS=...]
 MAX_LEN ?= 70000

@@ -3,6 +3,9 @@
 # git), listening on 127.0.0.1 only, on a free port chosen at creation. Installs PostgreSQL from apt when missing.
 #
 #   scripts/postgres.sh start    # create the cluster if needed, start it, print its URL (also in .postgres/url)
+#   scripts/postgres.sh start --for-pid PID
+#                                # the same; if this call started the cluster, stop it once process PID has exited
+#                                # (whoever starts it stops it: a bare `swift test` leaves nothing running)
 #   scripts/postgres.sh stop     # stop it (the data stays for the next start, on the same port)
 #   scripts/postgres.sh url      # print the URL of a running cluster
 #   scripts/postgres.sh destroy  # stop it and delete .postgres/
@@ -87,10 +90,17 @@ start() {
     for fd in $(ls /proc/$$/fd 2>/dev/null); do
         if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
     done
+    local owner="${1:-}"
     install_postgres
     [ -f "$DATA/PG_VERSION" ] || create
     if ! running; then
         as_owner "$BIN/pg_ctl" -D "$DATA" -l "$CLUSTER/postgres.log" -w -t 30 start >/dev/null
+        if [ -n "$owner" ]; then
+            # Started for process $owner: a watcher, detached from this script and its caller, stops the cluster
+            # when that process has gone.
+            setsid nohup bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec "$2" stop' _ "$owner" "$0" \
+                </dev/null >/dev/null 2>&1 &
+        fi
     fi
     local port
     port="$(cat "$DIR/port")"
@@ -108,9 +118,16 @@ stop() {
 }
 
 case "${1:-}" in
-    start) start ;;
+    start)
+        if [ "${2:-}" = "--for-pid" ]; then
+            [[ "${3:-}" =~ ^[0-9]+$ ]] || { echo "usage: $0 start [--for-pid PID]" >&2; exit 2; }
+            start "$3"
+        else
+            start
+        fi
+        ;;
     stop) stop ;;
     url) BIN="$(bin_dir)" && running 2>/dev/null && url || { echo "error: no running cluster (scripts/postgres.sh start)" >&2; exit 1; } ;;
     destroy) (stop) || true; [ "$CLUSTER" != "$DIR" ] && rm -rf "$CLUSTER"; rm -rf "$DIR" ;;
-    *) echo "usage: $0 start|stop|url|destroy" >&2; exit 2 ;;
+    *) echo "usage: $0 start [--for-pid PID]|stop|url|destroy" >&2; exit 2 ;;
 esac

@@ -5,16 +5,22 @@
 # 64. The server runs on CPU 0 with one event loop; wrk and PostgreSQL share CPU 1, so "per core used" is the
 # server's one core. `tvekit speed token-verify` runs first for the per-core comparison.
 #
-# Usage (repository root): bash Benchmarks/fleet-load/run.sh [seconds per run, default 10]
+# Usage (repository root): bash Benchmarks/fleet-load/run.sh [--json] [seconds per run, default 10]
+# (`make fleet-bench`). Prints the four figures with their ratios to in-process token-verify as one table (or one JSON
+# object with --json). It starts the project's PostgreSQL cluster when it is not running, and then stops it at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+json=0
+if [ "${1:-}" = "--json" ]; then json=1; shift; fi
 seconds=${1:-10}
 command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo; $sudo apt-get update -qq && $sudo apt-get install -y -qq wrk >/dev/null; }
 swift build -c release --product tvekit >/dev/null
 tvekit=.build/release/tvekit
 work=$(mktemp -d)
 trap 'kill "${server:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
-url=$(scripts/postgres.sh start)
+# Whoever starts the cluster stops it: started here, it stops when this script has exited.
+url=$(scripts/postgres.sh start --for-pid $$)
+results="$work/results.txt"
 # Two hours of validity, so that tokens issued now stay valid through the runs.
 echo "== issuing unique tokens (two processes)"
 per=${TOKENS:-80000}
@@ -77,13 +83,16 @@ run() {  # $1: label, $2: batch size
     echo "-- $1"
     TOKENS_FILE="$work/tokens.txt" BATCH=$2 THREADS=2 taskset -c 1 wrk -t2 -c16 -d "${seconds}s" --latency -s "$work/fleet.lua" \
         "$base/verify" | tee "$work/run.txt" | grep -E "Requests/sec|50%|90%|99%|Non-2xx|Socket errors" | sed 's/^/   /'
-    local rps
+    local rps p99
     rps=$(grep "Requests/sec" "$work/run.txt" | awk '{print $2}')
+    p99=$(grep -E "^ +99%" "$work/run.txt" | awk '{print $2}')
     echo "   tokens/s: $(python3 -c "print(int($rps * $2))")"
+    echo "$store $2 $rps $p99" >> "$results"
 }
 
 # Each run starts a fresh server (and an empty table), so that its tokens are first uses again.
 echo "== in memory"
+store=memory
 start_server
 run "single tokens, 16 connections" 1
 stop_server
@@ -91,6 +100,7 @@ start_server
 run "batches of 64, 16 connections" 64
 stop_server
 echo "== PostgreSQL ($url)"
+store=postgres
 for batch in 1 64; do
     psql "$url" -qc "DROP TABLE IF EXISTS tvekit_replay_keys" 2>/dev/null
     PGPASSWORD= start_server --replay-store "$url?sslmode=disable"
@@ -98,3 +108,46 @@ for batch in 1 64; do
     psql "$url" -tAc "SELECT '   ' || count(*) || ' keys in the table' FROM tvekit_replay_keys"
     stop_server
 done
+
+# The four figures, each beside in-process token-verify (per core used: the server has one core).
+python3 - "$results" "$speed" "$json" <<'PY'
+import json, re, sys
+rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
+speed, as_json = float(sys.argv[2]), sys.argv[3] == "1"
+def ms(text):
+    m = re.match(r"([0-9.]+)(us|ms|s)", text or "")
+    return None if not m else float(m.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[m.group(2)]
+figures = {}
+for store, batch, rps, p99 in rows:
+    key = f"{store}-{'single' if batch == '1' else 'batch' + batch}"
+    figures[key] = {"requestsPerSecond": float(rps), "tokensPerSecond": float(rps) * int(batch), "p99Milliseconds": ms(p99)}
+def ratio(a, b):
+    return round(a / b, 3) if a and b else None
+single_memory = figures.get("memory-single", {}).get("tokensPerSecond")
+single_pg = figures.get("postgres-single", {}).get("tokensPerSecond")
+report = {
+    "inProcessTokenVerifyPerSecond": speed,
+    "figures": figures,
+    "ratios": {
+        "postgresSingleToMemorySingle": ratio(single_pg, single_memory),
+        "memorySingleToInProcess": ratio(single_memory, speed),
+        "memoryBatch64ToInProcess": ratio(figures.get("memory-batch64", {}).get("tokensPerSecond"), speed),
+        "postgresBatch64ToInProcess": ratio(figures.get("postgres-batch64", {}).get("tokensPerSecond"), speed),
+    },
+    "goals": {"postgresSingleToMemorySingle": 0.7, "memorySingleToInProcess": 0.5, "memoryBatch64ToInProcess": 0.9,
+              "postgresBatch64ToInProcess": 0.8, "postgresSingleP99Milliseconds": 5.0},
+}
+if as_json:
+    print(json.dumps(report, indent=2))
+else:
+    print()
+    print(f"{'run':<20} {'tokens/s':>10} {'p99 ms':>8}  ratio (goal)")
+    print(f"{'in-process verify':<20} {speed:>10.0f} {'':>8}")
+    names = {"memory-single": "memorySingleToInProcess", "memory-batch64": "memoryBatch64ToInProcess",
+             "postgres-single": "postgresSingleToMemorySingle", "postgres-batch64": "postgresBatch64ToInProcess"}
+    for key, name in names.items():
+        f = figures.get(key, {})
+        r, goal = report["ratios"][name], report["goals"][name]
+        base = "memory single" if key == "postgres-single" else "in-process"
+        print(f"{key:<20} {f.get('tokensPerSecond', 0):>10.0f} {f.get('p99Milliseconds') or 0:>8.2f}  {r} of {base} (goal {goal})")
+PY

@@ -26,28 +26,29 @@ import TVETokens
 public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     public let configuration: Configuration
     private let client: PostgresClient
+    /// Whether ``run()`` runs the client (it made it), or the caller does (it gave it).
+    private let ownsClient: Bool
     private let clock: any MediaTokenClock
     private let logger: Logger
-    private let insertSQL: String
-    private let batchInsertSQL: String
-    private let pruneSQL: String
-    private let schemaSQL: [String]
     private let metrics: StoreMetrics
     private let coalescer: WriteCoalescer
 
+    /// A guard with its own connection pool, built from `configuration` (the URL form of `tvekit serve`). Its
+    /// statements carry the store's timeout on the server side too (`statement_timeout`, `lock_timeout`).
     /// - Parameters:
+    ///   - eventLoopGroup: where the pool's connections run: give the verification server's group, so that a request
+    ///     waiting for the database stays on its connection's thread; postgres-nio's default group otherwise.
     ///   - clock: the time pruning compares expiries with.
     ///   - metricsFactory: where the store's metrics go (`tvekit_replay_store_seconds`, `…_errors_total`,
     ///     `…_in_flight`, `…_pruned_total`); the global `MetricsSystem` by default.
+    ///   - logger: the guard's and the pool's logger (never a bound value or the password).
     /// - Throws: ``ReplayStoreError`` when the configuration is out of range.
-    public init(
-        configuration: Configuration, clock: any MediaTokenClock = SystemMediaTokenClock(),
-        metricsFactory: (any MetricsFactory)? = nil, logger: Logger = Logger(label: "tvekit.replay-store")
+    public convenience init(
+        configuration: Configuration, eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
+        clock: any MediaTokenClock = SystemMediaTokenClock(), metricsFactory: (any MetricsFactory)? = nil,
+        logger: Logger = Logger(label: "tvekit.replay-store")
     ) throws(ReplayStoreError) {
         try configuration.validate()
-        self.configuration = configuration
-        self.clock = clock
-        self.logger = logger
         var postgres = PostgresClient.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password,
             database: configuration.database, tls: Self.tls(configuration.tls))
@@ -57,37 +58,46 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         ]
         postgres.options.maximumConnections = configuration.maximumConnections
         postgres.options.connectTimeout = max(configuration.timeout, .seconds(2))
-        var quiet = logger
-        quiet.logLevel = .critical
-        client = PostgresClient(configuration: postgres, backgroundLogger: quiet)
-        let table = configuration.table
-        insertSQL = """
-            INSERT INTO \(table) (key, expires_at) VALUES ($1, $2)
-            ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(table).expires_at <= $3
-            RETURNING 1
-            """
-        batchInsertSQL = """
-            INSERT INTO \(table) (key, expires_at) SELECT * FROM unnest($1::bytea[], $2::int8[])
-            ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(table).expires_at <= $3
-            RETURNING key
-            """
-        pruneSQL = """
-            WITH deleted AS (DELETE FROM \(table) WHERE key IN
-            (SELECT key FROM \(table) WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING 1)
-            SELECT count(*)::int8 FROM deleted
-            """
-        schemaSQL = [
-            "CREATE TABLE IF NOT EXISTS \(table) (key bytea PRIMARY KEY, expires_at bigint NOT NULL)",
-            "CREATE INDEX IF NOT EXISTS \(table)_expires_at ON \(table) (expires_at)",
-        ]
+        let client = PostgresClient(configuration: postgres, eventLoopGroup: eventLoopGroup, backgroundLogger: logger)
+        try self.init(
+            client: client, ownsClient: true, configuration: configuration, clock: clock, metricsFactory: metricsFactory, logger: logger)
+    }
+
+    /// A guard on the caller's `PostgresClient` (its TLS, Unix socket, pool and event-loop group as the caller set them),
+    /// which the caller runs: ``run()`` then runs only the pruning. Of `configuration`, the table, timeout, pruning and
+    /// statement settings apply; its connection fields are not used. The timeout is kept on the client side only: set
+    /// `statement_timeout` in the client's startup parameters to bound statements on the server too.
+    /// - Throws: ``ReplayStoreError`` when the configuration is out of range.
+    public convenience init(
+        client: PostgresClient, configuration: Configuration, clock: any MediaTokenClock = SystemMediaTokenClock(),
+        metricsFactory: (any MetricsFactory)? = nil, logger: Logger = Logger(label: "tvekit.replay-store")
+    ) throws(ReplayStoreError) {
+        try self.init(
+            client: client, ownsClient: false, configuration: configuration, clock: clock, metricsFactory: metricsFactory, logger: logger)
+    }
+
+    private init(
+        client: PostgresClient, ownsClient: Bool, configuration: Configuration, clock: any MediaTokenClock,
+        metricsFactory: (any MetricsFactory)?, logger: Logger
+    ) throws(ReplayStoreError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.client = client
+        self.ownsClient = ownsClient
+        self.clock = clock
+        self.logger = logger
         metrics = StoreMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         coalescer = WriteCoalescer(maximumInFlight: configuration.maximumConcurrentStatements, maximumBatch: 1024)
     }
 
+    /// The table's name in a statement: validated as a plain lower-case identifier (``Configuration``), so it is written
+    /// as it is; every value is a bound parameter through postgres-nio's interpolation.
+    private var table: String { configuration.table }
+
     /// Runs the connection pool and the pruning until cancelled or a graceful shutdown.
     public func run() async throws {
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.client.run() }
+            if ownsClient { group.addTask { await self.client.run() } }
             group.addTask {
                 await cancelWhenGracefulShutdown {
                     await self.pruneForever()
@@ -105,12 +115,15 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
 
     /// One key, one statement.
     private func insert(_ key: TokenReplayKey, expiresAt: Int64, now: Int64) async -> ReplayDecision {
-        await measured {
-            var bindings = PostgresBindings(capacity: 3)
-            bindings.append(ByteBuffer(bytes: key.bytes))
-            bindings.append(expiresAt)
-            bindings.append(now)
-            let rows = try await self.query(PostgresQuery(unsafeSQL: self.insertSQL, binds: bindings))
+        let table = self.table
+        return await measured {
+            let keyBytes = ByteBuffer(bytes: key.bytes)
+            let rows = try await self.query(
+                """
+                INSERT INTO \(unescaped: table) (key, expires_at) VALUES (\(keyBytes), \(expiresAt))
+                ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(unescaped: table).expires_at <= \(now)
+                RETURNING 1
+                """)
             return [rows.isEmpty ? .replayed : .firstUse]
         }[0]
     }
@@ -128,12 +141,16 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         }
         let firstIndex = firstIndexes
         let unique = uniqueKeys
+        let table = self.table
         let outcome = await measured { () async throws -> [ReplayDecision] in
-            var bindings = PostgresBindings(capacity: 3)
-            bindings.append(unique.map { ByteBuffer(bytes: $0.key.bytes) })
-            bindings.append(unique.map(\.expiresAt))
-            bindings.append(now)
-            let rows = try await self.query(PostgresQuery(unsafeSQL: self.batchInsertSQL, binds: bindings))
+            let keyList = unique.map { ByteBuffer(bytes: $0.key.bytes) }
+            let expiries = unique.map(\.expiresAt)
+            let rows = try await self.query(
+                """
+                INSERT INTO \(unescaped: table) (key, expires_at) SELECT * FROM unnest(\(keyList)::bytea[], \(expiries)::int8[])
+                ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(unescaped: table).expires_at <= \(now)
+                RETURNING key
+                """)
             var inserted = Set<[UInt8]>()
             for row in rows {
                 var buffer = try row.decode(ByteBuffer.self)
@@ -156,13 +173,17 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     public func prune(now: Int64? = nil) async throws(ReplayStoreError) -> Int {
         let now = now ?? clock.nowMilliseconds
         var total = 0
+        let (table, batchSize) = (self.table, configuration.pruneBatchSize)
         for _ in 0..<configuration.maximumPruneBatchesPerRound {
-            var bindings = PostgresBindings(capacity: 2)
-            bindings.append(now)
-            bindings.append(configuration.pruneBatchSize)
             let deleted: Int
             do {
-                let rows = try await query(PostgresQuery(unsafeSQL: pruneSQL, binds: bindings))
+                let rows = try await query(
+                    """
+                    WITH deleted AS (DELETE FROM \(unescaped: table) WHERE key IN
+                    (SELECT key FROM \(unescaped: table) WHERE expires_at <= \(now) ORDER BY expires_at LIMIT \(batchSize)
+                    FOR UPDATE SKIP LOCKED) RETURNING 1)
+                    SELECT count(*)::int8 FROM deleted
+                    """)
                 deleted = Int(try rows.first?.decode(Int64.self) ?? 0)
             } catch {
                 throw ReplayStoreError(.unavailable, "pruning failed: \(Self.describe(error))")
@@ -178,7 +199,8 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     /// - Throws: ``ReplayStoreError`` `.unavailable` when the database does not answer.
     public func count() async throws(ReplayStoreError) -> Int {
         do {
-            let rows = try await query(PostgresQuery(unsafeSQL: "SELECT count(*)::int8 FROM \(configuration.table)"))
+            let table = self.table
+            let rows = try await query("SELECT count(*)::int8 FROM \(unescaped: table)")
             return Int(try rows.first?.decode(Int64.self) ?? 0)
         } catch let error as ReplayStoreError {
             throw error
@@ -205,20 +227,25 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     /// is missing.
     private func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
         do {
-            return try await withDeadline { try await self.client.query(query).collect() }
+            return try await withDeadline { try await self.client.query(query, logger: self.logger).collect() }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {
             try await createSchema()
-            return try await withDeadline { try await self.client.query(query).collect() }
+            return try await withDeadline { try await self.client.query(query, logger: self.logger).collect() }
         }
     }
 
     /// Creates the table and its index when missing.
     public func createSchema() async throws {
-        for statement in schemaSQL {
+        let table = self.table
+        let statements: [PostgresQuery] = [
+            "CREATE TABLE IF NOT EXISTS \(unescaped: table) (key bytea PRIMARY KEY, expires_at bigint NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS \(unescaped: table)_expires_at ON \(unescaped: table) (expires_at)",
+        ]
+        for statement in statements {
             do {
                 // Not on a verification's path: a generous bound, so that a busy database still gets its table.
                 try await withDeadline(max(configuration.timeout, .seconds(10))) {
-                    _ = try await self.client.query(PostgresQuery(unsafeSQL: statement)).collect()
+                    _ = try await self.client.query(statement, logger: self.logger).collect()
                 }
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" || error.serverInfo?[.sqlState] == "42P07" {
                 continue  // another instance created it at the same moment

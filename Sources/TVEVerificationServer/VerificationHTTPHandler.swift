@@ -3,21 +3,38 @@ import NIOCore
 import NIOHTTP1
 import TVEVerification
 
-/// One connection's requests: collect the body (bounded), answer, keep alive or close.
+/// One connection's requests: collect the body (bounded in size and time), check the bearer secret when there is one,
+/// answer, keep alive or close.
 final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    let service: VerificationService
-    let log: RequestLog?
+    /// What every connection of a server shares.
+    struct Settings: Sendable {
+        let service: VerificationService
+        let log: RequestLog?
+        let bearerSecret: BearerSecret?
+        let idleTimeout: TimeAmount
+        let bodyTimeout: TimeAmount
+    }
+
+    private let settings: Settings
+    /// The connection's event loop as a task executor: a request's task (waiting for an asynchronous replay store) runs
+    /// here, on the thread that owns the connection.
+    private let executor: EventLoopTaskExecutor
     private var head: HTTPRequestHead?
     private var body: ByteBuffer?
     private var tooLarge = false
+    /// The head declared a body over the limit: answered 413 at once, the rest of the request is dropped.
+    private var answeredEarly = false
+    /// A request whose answer is not written yet (the idle timeout leaves the connection alone meanwhile).
+    private var answering = false
+    private var bodyDeadline: Scheduled<Void>?
     private var started = ContinuousClock.now
 
-    init(service: VerificationService, log: RequestLog?) {
-        self.service = service
-        self.log = log
+    init(_ settings: Settings, eventLoop: any EventLoop) {
+        self.settings = settings
+        executor = EventLoopTaskExecutor(eventLoop)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -26,9 +43,21 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
             self.head = head
             body = nil
             tooLarge = false
+            answeredEarly = false
             started = ContinuousClock.now
+            if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared > VerificationService.maximumBodyBytes
+            {
+                // Answer before reading the body, and close.
+                answeredEarly = true
+                answering = true
+                let path = Self.path(head)
+                respond(context: context, head: head, path: path, keepAlive: false, answer: settings.service.answerBodyTooLarge())
+                return
+            }
+            let channel = context.channel
+            bodyDeadline = context.eventLoop.scheduleTask(in: settings.bodyTimeout) { channel.close(promise: nil) }
         case .body(var chunk):
-            guard !tooLarge else { return }
+            guard !tooLarge, !answeredEarly else { return }
             if (body?.readableBytes ?? 0) + chunk.readableBytes > VerificationService.maximumBodyBytes {
                 tooLarge = true
                 body = nil
@@ -38,51 +67,90 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
                 body?.writeBuffer(&chunk)
             }
         case .end:
-            guard let head else { return }
+            bodyDeadline?.cancel()
+            bodyDeadline = nil
+            guard let head, !answeredEarly else {
+                self.head = nil
+                return
+            }
             self.head = nil
-            let method = head.method.rawValue
-            let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let body = self.body
+            answer(context: context, head: head, body: self.body)
             self.body = nil
-            let keepAlive = head.isKeepAlive && !tooLarge
-            if tooLarge {
-                respond(
-                    context: context, head: head, path: path, keepAlive: keepAlive, answer: service.answerBodyTooLarge(), started: started)
-            } else if service.answersSynchronously || path != "/verify" {
-                // In-process one-time use: answer on the event loop, no hop.
-                let answer =
-                    body?.withUnsafeReadableBytes { service.answer(method: method, path: path, body: $0) }
-                    ?? service.answer(method: method, path: path, body: UnsafeRawBufferPointer(start: nil, count: 0))
-                respond(context: context, head: head, path: path, keepAlive: keepAlive, answer: answer, started: started)
-            } else {
-                // A replay store on the network: wait for it off the event loop, answer back on it. NIO's HTTP pipeline
-                // holds the connection's next request until this response ends.
-                let service = self.service
-                let loop = context.eventLoop
-                let bound = NIOLoopBound((self, context), eventLoop: loop)
-                let started = self.started
-                let pathText = String(path)
-                Task {
-                    let final = await service.answer(method: method, path: pathText, body: body.map { Array($0.readableBytesView) } ?? [])
-                    loop.execute {
-                        let (handler, context) = bound.value
-                        handler.respond(
-                            context: context, head: head, path: pathText[...], keepAlive: keepAlive, answer: final, started: started)
-                    }
+        }
+    }
+
+    /// The request target without its query.
+    private static func path(_ head: HTTPRequestHead) -> Substring {
+        head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    }
+
+    private func answer(context: ChannelHandlerContext, head: HTTPRequestHead, body: ByteBuffer?) {
+        let method = head.method.rawValue
+        let path = Self.path(head)
+        let keepAlive = head.isKeepAlive && !tooLarge
+        let service = settings.service
+        answering = true
+        if tooLarge {
+            respond(context: context, head: head, path: path, keepAlive: keepAlive, answer: service.answerBodyTooLarge())
+        } else if let secret = settings.bearerSecret, path == "/verify" || path == "/metrics",
+            !secret.accepts(authorization: head.headers.first(name: "authorization"))
+        {
+            respond(context: context, head: head, path: path, keepAlive: keepAlive, answer: Self.unauthorized, challenge: true)
+        } else if service.answersSynchronously || path != "/verify" {
+            // In-process one-time use: answer on the event loop, no hop.
+            let answer =
+                body?.withUnsafeReadableBytes { service.answer(method: method, path: path, body: $0) }
+                ?? service.answer(method: method, path: path, body: UnsafeRawBufferPointer(start: nil, count: 0))
+            respond(context: context, head: head, path: path, keepAlive: keepAlive, answer: answer)
+        } else {
+            // A replay store on the network: the request's task prefers this connection's event loop, so the wait for the
+            // store resumes here and the answer is written from here. NIO's HTTP pipeline holds the connection's next
+            // request until this response ends.
+            let loop = context.eventLoop
+            let bound = NIOLoopBound((self, context), eventLoop: loop)
+            let pathText = String(path)
+            let bytes = body.map { Array($0.readableBytesView) } ?? []
+            Task(executorPreference: executor) {
+                let final = await service.answer(method: method, path: pathText, body: bytes)
+                let write: @Sendable () -> Void = {
+                    let (handler, context) = bound.value
+                    handler.respond(context: context, head: head, path: pathText[...], keepAlive: keepAlive, answer: final)
                 }
+                if loop.inEventLoop { write() } else { loop.execute(write) }
             }
         }
+    }
+
+    static let unauthorized = VerificationAnswer(
+        status: 401, contentType: "application/json",
+        body: #"{"error":"unauthorized","reason":"this endpoint needs Authorization: Bearer with the service's secret"}"#, result: nil)
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // Nothing received for the idle timeout, and no request being read or answered: close.
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, head == nil, !answering {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        bodyDeadline?.cancel()
+        bodyDeadline = nil
+        context.fireChannelInactive()
     }
 
     /// Writes one answer and, without keep-alive, closes the connection once it is out.
     private func respond(
         context: ChannelHandlerContext, head: HTTPRequestHead, path: Substring, keepAlive: Bool, answer: VerificationAnswer,
-        started: ContinuousClock.Instant
+        challenge: Bool = false
     ) {
+        answering = false
         var headers = HTTPHeaders()
-        headers.reserveCapacity(4)
+        headers.reserveCapacity(5)
         headers.add(name: "Content-Type", value: answer.contentType)
         headers.add(name: "Content-Length", value: String(answer.body.utf8.count))
+        if challenge { headers.add(name: "WWW-Authenticate", value: "Bearer") }
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
         context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
@@ -100,7 +168,19 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
             let channel = context.channel
             done.futureResult.whenComplete { _ in channel.close(promise: nil) }
         }
-        log?.record(
+        settings.log?.record(
             method: head.method.rawValue, path: String(path), status: answer.status, microseconds: RequestLog.microseconds(since: started))
+    }
+}
+
+/// An event loop as a Swift task executor: jobs of tasks that prefer it run on the loop's thread.
+final class EventLoopTaskExecutor: TaskExecutor {
+    let loop: any EventLoop
+
+    init(_ loop: any EventLoop) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

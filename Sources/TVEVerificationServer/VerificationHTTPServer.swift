@@ -7,64 +7,101 @@ import TVEVerification
 
 /// The verification service on a lean HTTP/1.1 server: SwiftNIO's HTTP pipeline and one handler that answers on the
 /// event loop. A verification is a few microseconds of CPU work with no I/O, so it runs where the request arrived:
-/// no hop to a task, no second thread pool. `tvekit serve --verifier-only` runs this; `TVEServiceProvider` mounts the
-/// same answers on a Hummingbird router.
+/// no hop to a task, no second thread pool. With an asynchronous replay store the request's task runs on the same event
+/// loop (its executor preference), so waiting for the store does not move the request to another thread either; give
+/// the store's client the same event-loop group. `tvekit serve --verifier-only` runs this; `TVEServiceProvider` mounts
+/// the same answers on a Hummingbird router.
 ///
 /// A ServiceLifecycle `Service`: run it in a `ServiceGroup`, which stops it on a graceful shutdown (SIGTERM or SIGINT
-/// when the group is configured for them) or on cancellation. On either, it closes the listener and lets open
-/// requests finish. Bodies over ``VerificationService/maximumBodyBytes`` are answered 413 and the connection is
-/// closed; keep-alive follows the request; request heads are limited by NIO's parser (80 KiB).
+/// when the group is configured for them) or on cancellation. Then it closes the listener and quiesces every open
+/// connection: an idle one closes at once, one with a request in flight closes once its answer is out (a replay store's
+/// answer included), and whatever is left after ``Timeouts/shutdown`` is closed. The event-loop group is the caller's
+/// (NIO's shared singleton by default) and outlives the server.
+///
+/// Limits: a body over ``VerificationService/maximumBodyBytes`` is answered 413 as soon as the head declares it (else
+/// once the body passes it) and the connection closes; a connection that sends nothing for ``Timeouts/idle`` is closed;
+/// a body not complete within ``Timeouts/body`` of its head closes the connection; request heads are limited by NIO's
+/// parser (80 KiB). Keep-alive follows the request. With a ``BearerSecret``, `POST /verify` and `GET /metrics` need
+/// `Authorization: Bearer <secret>` (401 otherwise); `GET /health` stays open.
 public struct VerificationHTTPServer: Service {
+    /// How long the server waits for a client, and for open requests when it stops.
+    public struct Timeouts: Sendable, Hashable {
+        /// A connection with no request in progress and nothing received for this long is closed.
+        public var idle: Duration
+        /// A request whose body is not complete this long after its head closes the connection.
+        public var body: Duration
+        /// On shutdown, connections still open after this long are closed.
+        public var shutdown: Duration
+
+        public init(idle: Duration = .seconds(10), body: Duration = .seconds(10), shutdown: Duration = .seconds(10)) {
+            self.idle = idle
+            self.body = body
+            self.shutdown = shutdown
+        }
+    }
+
     public let service: VerificationService
     public let host: String
     public let port: Int
-    public let threads: Int
+    public let eventLoopGroup: any EventLoopGroup
+    public let timeouts: Timeouts
+    public let bearerSecret: BearerSecret?
     public let log: RequestLog?
     private let onBound: @Sendable (Int) -> Void
 
     /// - Parameters:
     ///   - port: the port to listen on; 0 picks a free one.
-    ///   - threads: event-loop threads; one per core by default.
-    ///   - log: one line per request (method, path, status, time; never bodies).
+    ///   - eventLoopGroup: where connections are served (and where an asynchronous replay store's client should run too);
+    ///     NIO's shared group by default. The caller owns it: the server never shuts it down.
+    ///   - bearerSecret: when given, `POST /verify` and `GET /metrics` need it as a bearer token.
+    ///   - log: one line per request (method, path, status, time; never bodies or credentials).
     ///   - onBound: called with the bound port once the server listens.
     public init(
-        service: VerificationService, host: String = "127.0.0.1", port: Int = 0, threads: Int = System.coreCount,
-        log: RequestLog? = nil, onBound: @escaping @Sendable (Int) -> Void = { _ in }
+        service: VerificationService, host: String = "127.0.0.1", port: Int = 0,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, timeouts: Timeouts = Timeouts(),
+        bearerSecret: BearerSecret? = nil, log: RequestLog? = nil, onBound: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.service = service
         self.host = host
         self.port = port
-        self.threads = max(1, threads)
+        self.eventLoopGroup = eventLoopGroup
+        self.timeouts = timeouts
+        self.bearerSecret = bearerSecret
         self.log = log
         self.onBound = onBound
     }
 
-    /// Serves until a graceful shutdown or cancellation, then closes the listener and lets open requests finish.
+    /// Serves until a graceful shutdown or cancellation, then closes the listener and quiesces open connections.
     public func run() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-        let service = self.service
-        let log = self.log
-        do {
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(.backlog, value: 1024)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .childChannelOption(.maxMessagesPerRead, value: 16)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(VerificationHTTPHandler(service: service, log: log))
-                    }
+        let settings = VerificationHTTPHandler.Settings(
+            service: service, log: log, bearerSecret: bearerSecret, idleTimeout: TimeAmount(timeouts.idle),
+            bodyTimeout: TimeAmount(timeouts.body))
+        let connections = ConnectionTracker()
+        let channel = try await ServerBootstrap(group: eventLoopGroup)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try connections.track(channel)
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: settings.idleTimeout))
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(VerificationHTTPHandler(settings, eventLoop: channel.eventLoop))
                 }
-                .bind(host: host, port: port).get()
-            onBound(channel.localAddress?.port ?? port)
-            // Until the group asks for a graceful shutdown, or the task is cancelled.
-            try? await gracefulShutdown()
-            try? await channel.close()
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
-        }
-        try await group.shutdownGracefully()
+            }
+            .bind(host: host, port: port).get()
+        onBound(channel.localAddress?.port ?? port)
+        // Until the group asks for a graceful shutdown, or the task is cancelled.
+        try? await gracefulShutdown()
+        try? await channel.close()
+        await connections.quiesce(within: timeouts.shutdown)
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000)
     }
 }

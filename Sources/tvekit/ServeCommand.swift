@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOPosix
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -86,6 +87,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("replay-store-timeout-ms"), help: "The longest a replay-store call may take, in ms (1 to 60000).")
     var replayStoreTimeout = 250
 
+    @Option(
+        name: .customLong("bearer-secret-file"),
+        help: "A file holding a shared secret (16+ bytes) that POST /verify and /metrics then need as a bearer token (--verifier-only).")
+    var bearerSecretFile: String?
+
+    @Option(
+        name: .customLong("bearer-secret-env"),
+        help: "An environment variable holding that secret, instead of --bearer-secret-file (--verifier-only).")
+    var bearerSecretEnvironment: String?
+
     @Option(name: .long, help: "Event-loop threads of the verification service (--verifier-only); one per core by default.")
     var threads: Int?
 
@@ -102,12 +113,31 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
         if replayStore != "memory" && !verifierOnly { throw ValidationError("--replay-store needs --verifier-only") }
+        if (bearerSecretFile != nil || bearerSecretEnvironment != nil) && !verifierOnly {
+            throw ValidationError("--bearer-secret-file and --bearer-secret-env need --verifier-only")
+        }
+        if bearerSecretFile != nil && bearerSecretEnvironment != nil {
+            throw ValidationError("give --bearer-secret-file or --bearer-secret-env, not both")
+        }
         if !(1...60_000).contains(replayStoreTimeout) { throw ValidationError("--replay-store-timeout-ms must be between 1 and 60000") }
         if !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535") }
         if !(0...86_400).contains(skew) { throw ValidationError("--skew must be between 0 and 86400") }
     }
 
     func run() async throws {
+        // One event-loop group for the server and the replay store's database client: a request waits for the store
+        // on the thread that owns its connection. Shut down after the services stop.
+        let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        do {
+            try await run(eventLoopGroup: eventLoopGroup)
+        } catch {
+            try? await eventLoopGroup.shutdownGracefully()
+            throw error
+        }
+        try await eventLoopGroup.shutdownGracefully()
+    }
+
+    private func run(eventLoopGroup: MultiThreadedEventLoopGroup) async throws {
         let log = RequestLog()
         let flusher = Task { await log.runFlusher() }
         defer {
@@ -124,7 +154,7 @@ struct ServeCommand: AsyncParsableCommand {
                     trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew), allowing1024BitKeys: allow1024BitKeys,
                     metrics: metrics)
             } else {
-                let store = try postgresReplayGuard(metrics: metrics)
+                let store = try postgresReplayGuard(metrics: metrics, eventLoopGroup: eventLoopGroup)
                 services.append(store)
                 service = try VerificationService(
                     trustedKeys: keys, requestorIDs: requestor, clockSkew: .seconds(skew), replayStore: store,
@@ -134,7 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
             let host = self.host
             services.append(
                 VerificationHTTPServer(
-                    service: service, host: host, port: port, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, log: log,
+                    service: service, host: host, port: port, eventLoopGroup: eventLoopGroup, bearerSecret: try bearerSecret(), log: log,
                     onBound: { Output.progress("verification service listening on http://\(host):\($0)") }))
         } else {
             services.append(try serviceProvider(log: log))
@@ -146,8 +176,26 @@ struct ServeCommand: AsyncParsableCommand {
         try await group.run()
     }
 
+    /// The bearer secret of --bearer-secret-file or --bearer-secret-env, when one is given.
+    private func bearerSecret() throws -> BearerSecret? {
+        do {
+            if let bearerSecretFile { return try BearerSecret(contentsOfFile: bearerSecretFile) }
+            if let bearerSecretEnvironment {
+                guard let value = ProcessInfo.processInfo.environment[bearerSecretEnvironment] else {
+                    throw CLIError(.missingSecret, "the environment variable \(bearerSecretEnvironment) is not set")
+                }
+                return try BearerSecret(value)
+            }
+            return nil
+        } catch let error as VerificationServerError {
+            throw CLIError(.invalidArgument, error.reason)
+        }
+    }
+
     /// The PostgreSQL replay store of --replay-store, its password read from the variable or the file.
-    private func postgresReplayGuard(metrics: VerificationMetrics) throws -> PostgresReplayGuard {
+    private func postgresReplayGuard(metrics: VerificationMetrics, eventLoopGroup: MultiThreadedEventLoopGroup) throws
+        -> PostgresReplayGuard
+    {
         var password: String?
         if let replayStorePasswordFile {
             let text = String(decoding: try Input.read(replayStorePasswordFile, what: "password"), as: UTF8.self)
@@ -158,7 +206,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             var configuration = try PostgresReplayGuard.Configuration(url: replayStore, password: password)
             configuration.timeout = .milliseconds(replayStoreTimeout)
-            return try PostgresReplayGuard(configuration: configuration, metricsFactory: metrics.factory)
+            return try PostgresReplayGuard(configuration: configuration, eventLoopGroup: eventLoopGroup, metricsFactory: metrics.factory)
         } catch {
             throw CLIError(.invalidArgument, "--replay-store: \(error.reason)")
         }

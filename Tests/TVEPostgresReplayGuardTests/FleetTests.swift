@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import PostgresNIO
 import ServiceLifecycle
 import TVECrypto
@@ -145,5 +146,30 @@ struct FleetTests {
             }
             #expect(after == .firstUse)
         }
+    }
+}
+
+@Suite("PostgreSQL replay guard on the caller's client")
+struct InjectedClientTests {
+    @Test("a guard on an injected PostgresClient (the caller runs it, on the caller's event loops) keeps one-time use")
+    func injectedClient() async throws {
+        let configuration = try PostgresCluster.configuration()
+        var postgres = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username, password: nil,
+            database: configuration.database, tls: .disable)
+        postgres.options.maximumConnections = 2
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let client = PostgresClient(configuration: postgres, eventLoopGroup: group)
+        let store = try PostgresReplayGuard(client: client, configuration: configuration)
+        let running = Task { await client.run() }
+        let key = try TokenReplayKey(signedBytes: Array(UUID().uuidString.utf8))
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let first = await store.recordFirstUse(of: key, expiresAt: now + 60_000, now: now)
+        let second = await store.recordFirstUse(of: key, expiresAt: now + 60_000, now: now)
+        #expect(first == .firstUse && second == .replayed)
+        #expect(try await store.count() == 1)
+        running.cancel()
+        _ = await running.value
+        try await group.shutdownGracefully()
     }
 }

@@ -14,17 +14,19 @@ import Testing
 #endif
 
 /// The project's throw-away PostgreSQL cluster (scripts/postgres.sh): `make test` starts it and stops it after the
-/// suite; a test run on its own starts it (installing PostgreSQL from apt when missing). No cluster is a failure.
+/// suite; a test run on its own starts it (installing PostgreSQL from apt when missing) and, if it was not running,
+/// has it stopped when the test process ends. No cluster is a failure.
 enum PostgresCluster {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// Runs `scripts/postgres.sh COMMAND` and returns its output.
     @discardableResult
-    static func script(_ command: String) throws -> String {
+    static func script(_ arguments: String...) throws -> String {
+        let command = arguments.joined(separator: " ")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [repository.appendingPathComponent("scripts/postgres.sh").path, command]
+        process.arguments = [repository.appendingPathComponent("scripts/postgres.sh").path] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -47,8 +49,11 @@ enum PostgresCluster {
     /// The cluster's URL: TVEKIT_POSTGRES_URL, else the project's cluster, started if needed.
     static func url() throws -> String {
         if let url = ProcessInfo.processInfo.environment["TVEKIT_POSTGRES_URL"], !url.isEmpty { return url }
-        return try script("start")
+        return try started.get()
     }
+
+    /// One start per test process, tied to it: a cluster this process started stops once the process has exited.
+    private static let started = Result { try script("start", "--for-pid", String(ProcessInfo.processInfo.processIdentifier)) }
 
     /// A configuration on a table of the test's own.
     static func configuration(timeout: Duration = .seconds(5)) throws -> PostgresReplayGuard.Configuration {
@@ -84,7 +89,7 @@ func fleetMember(_ configuration: PostgresReplayGuard.Configuration, ports: Asyn
     let store = try PostgresReplayGuard(configuration: configuration, metricsFactory: metrics.factory)
     let service = try VerificationService(
         trustedKeys: [Fixtures.leafKey.publicKey], requestorIDs: ["fleet"], replayStore: store, metrics: metrics)
-    return (store, VerificationHTTPServer(service: service, port: 0, threads: 1, onBound: { ports.yield($0) }))
+    return (store, VerificationHTTPServer(service: service, port: 0, onBound: { ports.yield($0) }))
 }
 
 /// Fresh tokens for the requestor `fleet`, valid now.

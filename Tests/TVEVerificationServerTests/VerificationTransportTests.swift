@@ -27,9 +27,13 @@ where Context.Source == ApplicationRequestContextSource {
 
 /// Runs the lean NIO transport in a ServiceGroup on an ephemeral port for the body, then shuts the group down
 /// gracefully.
-func withRunningNIOService(_ service: VerificationService, _ body: @Sendable (URL) async throws -> Void) async throws {
+func withRunningNIOService(
+    _ service: VerificationService, timeouts: VerificationHTTPServer.Timeouts = .init(), bearerSecret: BearerSecret? = nil,
+    _ body: @Sendable (URL) async throws -> Void
+) async throws {
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-    let server = VerificationHTTPServer(service: service, port: 0, threads: 1, onBound: { portContinuation.yield($0) })
+    let server = VerificationHTTPServer(
+        service: service, port: 0, timeouts: timeouts, bearerSecret: bearerSecret, onBound: { portContinuation.yield($0) })
     let group = ServiceGroup(configuration: .init(services: [server], logger: Logger(label: "test")))
     let running = Task { try await group.run() }
     var iterator = ports.makeAsyncIterator()

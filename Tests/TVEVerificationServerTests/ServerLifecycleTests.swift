@@ -1,0 +1,180 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import TVECrypto
+import TVETestSupport
+import TVETokens
+import TVEVerification
+import TVEVerificationServer
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A replay store that answers after a delay (a slow database), and says whether its answer came on the thread of
+/// the request's event loop.
+final class SlowStore: AsyncTokenReplayGuard {
+    let delay: Duration
+    let calls = Locked(0)
+    init(delay: Duration) { self.delay = delay }
+    func recordFirstUse(of key: TokenReplayKey, expiresAt: Int64, now: Int64) async -> ReplayDecision {
+        calls.withLock { $0 += 1 }
+        try? await Task.sleep(for: delay)
+        return .firstUse
+    }
+}
+
+/// The NIO verification server's life: the caller's event-loop group, a graceful stop with answers in flight, early 413,
+/// slow clients, the bearer secret.
+@Suite("Verification server: lifecycle, slow clients, bearer secret")
+struct ServerLifecycleTests {
+    static let now: Int64 = 1_767_225_600_000
+
+    static func token() throws -> String {
+        try MediaTokenIssuer(privateKey: Fixtures.leafKey, clock: FixedMediaTokenClock(milliseconds: now))
+            .issue(requestorID: "tvekit-test", resourceID: "res", mvpdId: "M", issueTime: now - 1000).serialized
+    }
+
+    static func service(store: (any AsyncTokenReplayGuard)? = nil) throws -> VerificationService {
+        let clock = FixedMediaTokenClock(milliseconds: now)
+        if let store {
+            return try VerificationService(
+                trustedKeys: [Fixtures.leafKey.publicKey], requestorIDs: ["tvekit-test"], clock: clock, replayStore: store)
+        }
+        return try VerificationService(trustedKeys: [Fixtures.leafKey.publicKey], requestorIDs: ["tvekit-test"], clock: clock)
+    }
+
+    @Test(
+        "shutdownWithAnswersInFlight: a graceful stop while the store is answering lets every answer out, then returns; the caller's group lives on"
+    )
+    func shutdownWithAnswersInFlight() async throws {
+        let store = SlowStore(delay: .milliseconds(600))
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let server = VerificationHTTPServer(
+            service: try Self.service(store: store), eventLoopGroup: group, onBound: { continuation.yield($0) })
+        let services = ServiceGroup(configuration: .init(services: [server], logger: Logger(label: "test")))
+        let running = Task { try await services.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        let body = try JSONSerialization.data(withJSONObject: ["token": try Self.token(), "requestor": "tvekit-test"])
+        let requests = (0..<4).map { _ in
+            Task { () async throws -> (Int, String?) in
+                let (status, answer) = try await post(url, body)
+                return (status, answer["result"] as? String)
+            }
+        }
+        #expect(await eventually { store.calls.withLock { $0 } == 4 })
+        await services.triggerGracefulShutdown()
+        for request in requests {
+            let (status, result) = try await request.value
+            #expect(status == 200)
+            #expect(result == "VALID_TOKEN")
+        }
+        try await running.value
+        // The group is the caller's: still running after the server stopped.
+        let answer = try await group.next().submit { 42 }.get()
+        #expect(answer == 42)
+        try await group.shutdownGracefully()
+    }
+
+    @Test("a request waiting for the store resumes on its connection's event loop (one thread per request)")
+    func storeAnswerResumesOnTheLoop() async throws {
+        final class ThreadRecordingStore: AsyncTokenReplayGuard {
+            let onLoopThread = Locked<[Bool]>([])
+            let group: any EventLoopGroup
+            init(group: any EventLoopGroup) { self.group = group }
+            func recordFirstUse(of key: TokenReplayKey, expiresAt: Int64, now: Int64) async -> ReplayDecision {
+                let before = MultiThreadedEventLoopGroup.currentEventLoop != nil
+                try? await Task.sleep(for: .milliseconds(5))
+                let after = MultiThreadedEventLoopGroup.currentEventLoop != nil
+                onLoopThread.withLock { $0.append(before && after) }
+                return .firstUse
+            }
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let store = ThreadRecordingStore(group: group)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let server = VerificationHTTPServer(
+            service: try Self.service(store: store), eventLoopGroup: group, onBound: { continuation.yield($0) })
+        let services = ServiceGroup(configuration: .init(services: [server], logger: Logger(label: "test")))
+        let running = Task { try await services.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        let (status, _) = try await post(
+            url, try JSONSerialization.data(withJSONObject: ["token": try Self.token(), "requestor": "tvekit-test"]))
+        #expect(status == 200)
+        #expect(store.onLoopThread.withLock { $0 } == [true])
+        await services.triggerGracefulShutdown()
+        try await running.value
+        try await group.shutdownGracefully()
+    }
+
+    @Test("earlyTooLarge: a head declaring a body over 1 MiB is answered 413 at once and the connection closes, before any body byte")
+    func earlyTooLarge() async throws {
+        try await withRunningNIOService(try Self.service(), timeouts: .init(idle: .seconds(30), body: .seconds(30))) { url in
+            let connection = try RawConnection(port: try #require(url.port))
+            connection.send("POST /verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 900000000\r\n\r\n")
+            let started = ContinuousClock.now
+            let answer = await connection.untilClosed(seconds: 5)
+            #expect(answer?.hasPrefix("HTTP/1.1 413") == true, "\(answer ?? "still open")")
+            #expect(ContinuousClock.now - started < .seconds(5))
+        }
+    }
+
+    @Test("slowClients: a connection that sends nothing, and one whose body pauses, are closed after their timeouts")
+    func slowClients() async throws {
+        try await withRunningNIOService(try Self.service(), timeouts: .init(idle: .milliseconds(400), body: .milliseconds(400))) { url in
+            let port = try #require(url.port)
+            let silent = try RawConnection(port: port)
+            #expect(await silent.untilClosed(seconds: 5) == "")
+            let paused = try RawConnection(port: port)
+            paused.send("POST /verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"tok")
+            #expect(await paused.untilClosed(seconds: 5) == "")
+            // A client that keeps to its timeouts is answered.
+            let (status, _) = try await post(url, Data(#"{"token":"x","requestor":"tvekit-test"}"#.utf8))
+            #expect(status == 200)
+        }
+    }
+
+    @Test("bearerSecret: /verify and /metrics need the secret (401 with a Bearer challenge otherwise), /health does not")
+    func bearerSecret() async throws {
+        let secret = try BearerSecret("a-shared-secret-of-32-characters")
+        try await withRunningNIOService(try Self.service(), bearerSecret: secret) { url in
+            func call(_ path: String, method: String = "GET", authorization: String? = nil) async throws -> (Int, String?) {
+                var request = URLRequest(url: url.appendingPathComponent(path))
+                request.httpMethod = method
+                if method == "POST" { request.httpBody = Data(#"{"token":"x","requestor":"tvekit-test"}"#.utf8) }
+                if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+                let (_, response) = try await URLSession.shared.data(for: request)
+                let http = response as? HTTPURLResponse
+                return (http?.statusCode ?? 0, http?.value(forHTTPHeaderField: "WWW-Authenticate"))
+            }
+            let anonymous = try await call("verify", method: "POST")
+            let wrong = try await call("verify", method: "POST", authorization: "Bearer wrong-secret-of-some-length")
+            let right = try await call("verify", method: "POST", authorization: "Bearer a-shared-secret-of-32-characters")
+            let metrics = try await call("metrics")
+            let metricsWithSecret = try await call("metrics", authorization: "bearer a-shared-secret-of-32-characters")
+            let health = try await call("health")
+            #expect(anonymous.0 == 401 && anonymous.1 == "Bearer")
+            #expect(wrong.0 == 401 && right.0 == 200)
+            #expect(metrics.0 == 401 && metricsWithSecret.0 == 200 && health.0 == 200)
+        }
+        #expect(throws: VerificationServerError.self) { try BearerSecret("short") }
+        #expect(throws: VerificationServerError.self) { try BearerSecret("has a space in it, sixteen+") }
+    }
+}
+
+/// Polls `condition` for up to 5 s.
+func eventually(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<500 {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
