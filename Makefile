@@ -109,7 +109,7 @@ fuzz: deps
 # in-process token-verify beside it: FLEET_SECONDS per run (default 10), FLEET_JSON=1 for JSON. Starts and stops its own
 # PostgreSQL cluster when none is running.
 fleet-bench: deps
-	bash Benchmarks/fleet-load/run.sh $(if $(FLEET_JSON),--json) $(or $(FLEET_SECONDS),10)
+	bash Benchmarks/fleet-load/run.sh $(if $(filter 1,$(FLEET_JSON)),--json) $(or $(FLEET_SECONDS),10)
 
 # One fuzzer: make fuzz-one FUZZER=FuzzMetadata [FUZZ_SECONDS=...] [FUZZ_JOBS=...]
 MAX_LEN ?= 70000

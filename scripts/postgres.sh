@@ -95,12 +95,21 @@ start() {
     [ -f "$DATA/PG_VERSION" ] || create
     if ! running; then
         as_owner "$BIN/pg_ctl" -D "$DATA" -l "$CLUSTER/postgres.log" -w -t 30 start >/dev/null
+        rm -f "$DIR/lease"
         if [ -n "$owner" ]; then
-            # Started for process $owner: a watcher, detached from this script and its caller, stops the cluster
-            # when that process has gone.
-            setsid nohup bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec "$2" stop' _ "$owner" "$0" \
-                </dev/null >/dev/null 2>&1 &
+            # Started for process $owner: a lease names it and the server's process; a watcher, detached from this
+            # script and its caller, stops the cluster when $owner has gone, if the lease is still the same (a plain
+            # `start` meanwhile takes the cluster over and removes it; a restart changes the server's process).
+            local lease
+            lease="$owner $(head -1 "$DATA/postmaster.pid")"
+            echo "$lease" > "$DIR/lease"
+            setsid nohup bash -c '
+                while kill -0 "$1" 2>/dev/null; do sleep 1; done
+                [ "$(cat "$3" 2>/dev/null)" = "$2" ] && rm -f "$3" && exec bash "$4" stop' \
+                _ "$owner" "$lease" "$DIR/lease" "$(readlink -f "$0")" </dev/null >/dev/null 2>&1 &
         fi
+    elif [ -z "$owner" ]; then
+        rm -f "$DIR/lease"  # someone now relies on the running cluster: no automatic stop
     fi
     local port
     port="$(cat "$DIR/port")"
@@ -114,6 +123,7 @@ start() {
 stop() {
     BIN="$(bin_dir)" || exit 0
     [ -f "$DATA/PG_VERSION" ] || exit 0
+    rm -f "$DIR/lease"
     if running; then as_owner "$BIN/pg_ctl" -D "$DATA" -m fast -w -t 30 stop >/dev/null; fi
 }
 

@@ -13,6 +13,8 @@ cd "$(dirname "$0")/../.."
 json=0
 if [ "${1:-}" = "--json" ]; then json=1; shift; fi
 seconds=${1:-10}
+# With --json, the progress goes to standard error and standard output holds the one JSON object.
+if [ "$json" = 1 ]; then exec 3>&1 1>&2; else exec 3>&1; fi
 command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo; $sudo apt-get update -qq && $sudo apt-get install -y -qq wrk >/dev/null; }
 swift build -c release --product tvekit >/dev/null
 tvekit=.build/release/tvekit
@@ -110,7 +112,7 @@ for batch in 1 64; do
 done
 
 # The four figures, each beside in-process token-verify (per core used: the server has one core).
-python3 - "$results" "$speed" "$json" <<'PY'
+python3 - "$results" "$speed" "$json" <<'PY' >&3
 import json, re, sys
 rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
 speed, as_json = float(sys.argv[2]), sys.argv[3] == "1"

@@ -93,6 +93,8 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     /// The table's name in a statement: validated as a plain lower-case identifier (``Configuration``), so it is written
     /// as it is; every value is a bound parameter through postgres-nio's interpolation.
     private var table: String { configuration.table }
+    /// The table's name as a quoted identifier (a reserved word such as `user` stays a name).
+    private var quotedTable: String { "\"" + configuration.table + "\"" }
 
     /// Runs the connection pool and the pruning until cancelled or a graceful shutdown.
     public func run() async throws {
@@ -115,13 +117,13 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
 
     /// One key, one statement.
     private func insert(_ key: TokenReplayKey, expiresAt: Int64, now: Int64) async -> ReplayDecision {
-        let table = self.table
+        let quoted = self.quotedTable
         return await measured {
             let keyBytes = ByteBuffer(bytes: key.bytes)
             let rows = try await self.query(
                 """
-                INSERT INTO \(unescaped: table) (key, expires_at) VALUES (\(keyBytes), \(expiresAt))
-                ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(unescaped: table).expires_at <= \(now)
+                INSERT INTO \(unescaped: quoted) (key, expires_at) VALUES (\(keyBytes), \(expiresAt))
+                ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(unescaped: quoted).expires_at <= \(now)
                 RETURNING 1
                 """)
             return [rows.isEmpty ? .replayed : .firstUse]
@@ -141,14 +143,14 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         }
         let firstIndex = firstIndexes
         let unique = uniqueKeys
-        let table = self.table
+        let quoted = self.quotedTable
         let outcome = await measured { () async throws -> [ReplayDecision] in
             let keyList = unique.map { ByteBuffer(bytes: $0.key.bytes) }
             let expiries = unique.map(\.expiresAt)
             let rows = try await self.query(
                 """
-                INSERT INTO \(unescaped: table) (key, expires_at) SELECT * FROM unnest(\(keyList)::bytea[], \(expiries)::int8[])
-                ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(unescaped: table).expires_at <= \(now)
+                INSERT INTO \(unescaped: quoted) (key, expires_at) SELECT * FROM unnest(\(keyList)::bytea[], \(expiries)::int8[])
+                ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(unescaped: quoted).expires_at <= \(now)
                 RETURNING key
                 """)
             var inserted = Set<[UInt8]>()
@@ -173,14 +175,14 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     public func prune(now: Int64? = nil) async throws(ReplayStoreError) -> Int {
         let now = now ?? clock.nowMilliseconds
         var total = 0
-        let (table, batchSize) = (self.table, configuration.pruneBatchSize)
+        let (quoted, batchSize) = (self.quotedTable, configuration.pruneBatchSize)
         for _ in 0..<configuration.maximumPruneBatchesPerRound {
             let deleted: Int
             do {
                 let rows = try await query(
                     """
-                    WITH deleted AS (DELETE FROM \(unescaped: table) WHERE key IN
-                    (SELECT key FROM \(unescaped: table) WHERE expires_at <= \(now) ORDER BY expires_at LIMIT \(batchSize)
+                    WITH deleted AS (DELETE FROM \(unescaped: quoted) WHERE key IN
+                    (SELECT key FROM \(unescaped: quoted) WHERE expires_at <= \(now) ORDER BY expires_at LIMIT \(batchSize)
                     FOR UPDATE SKIP LOCKED) RETURNING 1)
                     SELECT count(*)::int8 FROM deleted
                     """)
@@ -199,8 +201,8 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     /// - Throws: ``ReplayStoreError`` `.unavailable` when the database does not answer.
     public func count() async throws(ReplayStoreError) -> Int {
         do {
-            let table = self.table
-            let rows = try await query("SELECT count(*)::int8 FROM \(unescaped: table)")
+            let quoted = self.quotedTable
+            let rows = try await query("SELECT count(*)::int8 FROM \(unescaped: quoted)")
             return Int(try rows.first?.decode(Int64.self) ?? 0)
         } catch let error as ReplayStoreError {
             throw error
@@ -236,10 +238,10 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
 
     /// Creates the table and its index when missing.
     public func createSchema() async throws {
-        let table = self.table
+        let quoted = self.quotedTable
         let statements: [PostgresQuery] = [
-            "CREATE TABLE IF NOT EXISTS \(unescaped: table) (key bytea PRIMARY KEY, expires_at bigint NOT NULL)",
-            "CREATE INDEX IF NOT EXISTS \(unescaped: table)_expires_at ON \(unescaped: table) (expires_at)",
+            "CREATE TABLE IF NOT EXISTS \(unescaped: quoted) (key bytea PRIMARY KEY, expires_at bigint NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS \(unescaped: "\"" + table + "_expires_at\"") ON \(unescaped: quoted) (expires_at)",
         ]
         for statement in statements {
             do {

@@ -16,6 +16,8 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
         let bearerSecret: BearerSecret?
         let idleTimeout: TimeAmount
         let bodyTimeout: TimeAmount
+        /// The server's connections and answers in flight (for the graceful stop).
+        let tracker: ConnectionTracker
     }
 
     private let settings: Settings
@@ -45,13 +47,25 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
             tooLarge = false
             answeredEarly = false
             started = ContinuousClock.now
-            if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared > VerificationService.maximumBodyBytes
+            let path = Self.path(head)
+            if let secret = settings.bearerSecret, Self.needsSecret(path),
+                !secret.accepts(authorization: head.headers.first(name: "authorization"))
             {
-                // Answer before reading the body, and close.
+                // Refused from the head: the body is not read.
                 answeredEarly = true
                 answering = true
-                let path = Self.path(head)
-                respond(context: context, head: head, path: path, keepAlive: false, answer: settings.service.answerBodyTooLarge())
+                respond(
+                    context: context, head: head, path: path, keepAlive: false, answer: Self.unauthorized, started: started,
+                    challenge: true, lingering: true)
+                return
+            }
+            if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared > VerificationService.maximumBodyBytes
+            {
+                // Answered before the body is read, and closed.
+                answeredEarly = true
+                answering = true
+                let answer = path == "/verify" ? settings.service.answerBodyTooLarge() : Self.tooLarge
+                respond(context: context, head: head, path: path, keepAlive: false, answer: answer, started: started, lingering: true)
                 return
             }
             let channel = context.channel
@@ -69,13 +83,12 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
         case .end:
             bodyDeadline?.cancel()
             bodyDeadline = nil
-            guard let head, !answeredEarly else {
-                self.head = nil
-                return
-            }
+            // Take the request's state out first: writing its answer can hand the next pipelined request in at once.
+            let (head, body, started) = (self.head, self.body, self.started)
             self.head = nil
-            answer(context: context, head: head, body: self.body)
             self.body = nil
+            guard let head, !answeredEarly else { return }
+            answer(context: context, head: head, body: body, started: started)
         }
     }
 
@@ -84,24 +97,26 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
         head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     }
 
-    private func answer(context: ChannelHandlerContext, head: HTTPRequestHead, body: ByteBuffer?) {
+    private func answer(context: ChannelHandlerContext, head: HTTPRequestHead, body: ByteBuffer?, started: ContinuousClock.Instant) {
         let method = head.method.rawValue
         let path = Self.path(head)
         let keepAlive = head.isKeepAlive && !tooLarge
         let service = settings.service
         answering = true
         if tooLarge {
-            respond(context: context, head: head, path: path, keepAlive: keepAlive, answer: service.answerBodyTooLarge())
-        } else if let secret = settings.bearerSecret, path == "/verify" || path == "/metrics",
+            respond(context: context, head: head, path: path, keepAlive: keepAlive, answer: service.answerBodyTooLarge(), started: started)
+        } else if let secret = settings.bearerSecret, Self.needsSecret(path),
             !secret.accepts(authorization: head.headers.first(name: "authorization"))
         {
-            respond(context: context, head: head, path: path, keepAlive: keepAlive, answer: Self.unauthorized, challenge: true)
+            respond(
+                context: context, head: head, path: path, keepAlive: keepAlive, answer: Self.unauthorized, started: started, challenge: true
+            )
         } else if service.answersSynchronously || path != "/verify" {
             // In-process one-time use: answer on the event loop, no hop.
             let answer =
                 body?.withUnsafeReadableBytes { service.answer(method: method, path: path, body: $0) }
                 ?? service.answer(method: method, path: path, body: UnsafeRawBufferPointer(start: nil, count: 0))
-            respond(context: context, head: head, path: path, keepAlive: keepAlive, answer: answer)
+            respond(context: context, head: head, path: path, keepAlive: keepAlive, answer: answer, started: started)
         } else {
             // A replay store on the network: the request's task prefers this connection's event loop, so the wait for the
             // store resumes here and the answer is written from here. NIO's HTTP pipeline holds the connection's next
@@ -110,16 +125,27 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
             let bound = NIOLoopBound((self, context), eventLoop: loop)
             let pathText = String(path)
             let bytes = body.map { Array($0.readableBytesView) } ?? []
+            let tracker = settings.tracker
+            tracker.taskStarted()
             Task(executorPreference: executor) {
+                defer { tracker.taskEnded() }
                 let final = await service.answer(method: method, path: pathText, body: bytes)
                 let write: @Sendable () -> Void = {
                     let (handler, context) = bound.value
-                    handler.respond(context: context, head: head, path: pathText[...], keepAlive: keepAlive, answer: final)
+                    handler.respond(
+                        context: context, head: head, path: pathText[...], keepAlive: keepAlive, answer: final, started: started)
                 }
                 if loop.inEventLoop { write() } else { loop.execute(write) }
             }
         }
     }
+
+    /// The routes a bearer secret protects.
+    static func needsSecret(_ path: Substring) -> Bool { path == "/verify" || path == "/metrics" }
+
+    static let tooLarge = VerificationAnswer(
+        status: 413, contentType: "application/json",
+        body: #"{"error":"bodyTooLarge","reason":"the body is over \#(VerificationService.maximumBodyBytes) bytes"}"#, result: nil)
 
     static let unauthorized = VerificationAnswer(
         status: 401, contentType: "application/json",
@@ -143,7 +169,7 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
     /// Writes one answer and, without keep-alive, closes the connection once it is out.
     private func respond(
         context: ChannelHandlerContext, head: HTTPRequestHead, path: Substring, keepAlive: Bool, answer: VerificationAnswer,
-        challenge: Bool = false
+        started: ContinuousClock.Instant, challenge: Bool = false, lingering: Bool = false
     ) {
         answering = false
         var headers = HTTPHeaders()
@@ -159,6 +185,9 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
             buffer.writeString(answer.body)
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
+        // Logged before the answer is written: writing it can hand the next pipelined request in.
+        settings.log?.record(
+            method: head.method.rawValue, path: String(path), status: answer.status, microseconds: RequestLog.microseconds(since: started))
         if keepAlive {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         } else {
@@ -166,10 +195,17 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
             let done = context.eventLoop.makePromise(of: Void.self)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
             let channel = context.channel
-            done.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            if lingering {
+                // The client may still be sending the body it announced: close our side only, drop what still comes
+                // (so that the kernel does not answer it with a reset that would lose the answer), and close after 2 s.
+                done.futureResult.whenComplete { _ in
+                    channel.close(mode: .output, promise: nil)
+                    channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+                }
+            } else {
+                done.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            }
         }
-        settings.log?.record(
-            method: head.method.rawValue, path: String(path), status: answer.status, microseconds: RequestLog.microseconds(since: started))
     }
 }
 

@@ -73,10 +73,10 @@ public struct VerificationHTTPServer: Service {
 
     /// Serves until a graceful shutdown or cancellation, then closes the listener and quiesces open connections.
     public func run() async throws {
+        let connections = ConnectionTracker()
         let settings = VerificationHTTPHandler.Settings(
             service: service, log: log, bearerSecret: bearerSecret, idleTimeout: TimeAmount(timeouts.idle),
-            bodyTimeout: TimeAmount(timeouts.body))
-        let connections = ConnectionTracker()
+            bodyTimeout: TimeAmount(timeouts.body), tracker: connections)
         let channel = try await ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

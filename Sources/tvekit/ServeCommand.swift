@@ -127,6 +127,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         // One event-loop group for the server and the replay store's database client: a request waits for the store
         // on the thread that owns its connection. Shut down after the services stop.
+        guard verifierOnly else { return try await run(eventLoopGroup: nil) }
         let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
         do {
             try await run(eventLoopGroup: eventLoopGroup)
@@ -137,7 +138,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await eventLoopGroup.shutdownGracefully()
     }
 
-    private func run(eventLoopGroup: MultiThreadedEventLoopGroup) async throws {
+    private func run(eventLoopGroup: MultiThreadedEventLoopGroup?) async throws {
         let log = RequestLog()
         let flusher = Task { await log.runFlusher() }
         defer {
@@ -145,7 +146,7 @@ struct ServeCommand: AsyncParsableCommand {
             log.flush()
         }
         var services: [any Service] = []
-        if verifierOnly {
+        if verifierOnly, let eventLoopGroup {
             let keys = try Input.trustedKeys(certificates, allowing1024BitKeys: allow1024BitKeys)
             let metrics = VerificationMetrics()
             let service: VerificationService

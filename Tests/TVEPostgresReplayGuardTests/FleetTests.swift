@@ -56,10 +56,10 @@ struct FleetTests {
                 #expect(during.allSatisfy { $0 == (503, "REPLAY_CHECK_FAILED") }, "\(during.filter { $0.1 != "REPLAY_CHECK_FAILED" })")
                 #expect(!during.contains { $0.1 == "VALID_TOKEN" })
             } catch {
-                try PostgresCluster.script("start")
+                try PostgresCluster.restart()
                 throw error
             }
-            try PostgresCluster.script("start")
+            try PostgresCluster.restart()
             // The pool reconnects with back-off: the next tokens verify without restarting anything.
             var recovered = false
             for token in tokens[60..<70] where !recovered {

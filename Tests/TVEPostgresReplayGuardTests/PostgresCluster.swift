@@ -52,6 +52,16 @@ enum PostgresCluster {
         return try started.get()
     }
 
+    /// Starts the cluster again (after a test stopped it): tied to this process unless the runner gave the cluster
+    /// (TVEKIT_POSTGRES_URL), whose owner stops it.
+    static func restart() throws {
+        if ProcessInfo.processInfo.environment["TVEKIT_POSTGRES_URL"].map({ !$0.isEmpty }) == true {
+            try script("start")
+        } else {
+            try script("start", "--for-pid", String(ProcessInfo.processInfo.processIdentifier))
+        }
+    }
+
     /// One start per test process, tied to it: a cluster this process started stops once the process has exited.
     private static let started = Result { try script("start", "--for-pid", String(ProcessInfo.processInfo.processIdentifier)) }
 

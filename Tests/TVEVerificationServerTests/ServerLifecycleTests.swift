@@ -115,6 +115,41 @@ struct ServerLifecycleTests {
         try await group.shutdownGracefully()
     }
 
+    @Test(
+        "pipelinedRequests: an answer from the store, a health check and a body split across reads, in one burst: three answers, the body whole"
+    )
+    func pipelinedRequests() async throws {
+        let store = SlowStore(delay: .milliseconds(100))
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let server = VerificationHTTPServer(
+            service: try Self.service(store: store), eventLoopGroup: group, onBound: { continuation.yield($0) })
+        let services = ServiceGroup(configuration: .init(services: [server], logger: Logger(label: "test")))
+        let running = Task { try await services.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let token = try Self.token()
+        let first = #"{"token":"\#(token)","requestor":"tvekit-test"}"#
+        let third = #"[{"token":"\#(token)","requestor":"tvekit-test"},{"token":"x","requestor":"tvekit-test"}]"#
+        let split = third.utf8.count / 2
+        let connection = try RawConnection(port: port)
+        connection.send(
+            "POST /verify HTTP/1.1\r\nHost: x\r\nContent-Length: \(first.utf8.count)\r\n\r\n\(first)"
+                + "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "POST /verify HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(third.utf8.count)\r\n\r\n"
+                + String(third.prefix(split)))
+        try await Task.sleep(for: .milliseconds(30))
+        connection.send(String(third.dropFirst(split)))
+        let answers = await connection.untilClosed(seconds: 5) ?? ""
+        #expect(answers.components(separatedBy: "HTTP/1.1 200").count == 4, "\(answers)")
+        // The first request and the batch's first item (this store never says "replayed"): the batch was read whole.
+        #expect(answers.components(separatedBy: #""result":"VALID_TOKEN""#).count == 3)
+        #expect(answers.contains(#"[{"#) && answers.contains("INVALID_TOKEN_FORMAT"))
+        await services.triggerGracefulShutdown()
+        try await running.value
+        try await group.shutdownGracefully()
+    }
+
     @Test("earlyTooLarge: a head declaring a body over 1 MiB is answered 413 at once and the connection closes, before any body byte")
     func earlyTooLarge() async throws {
         try await withRunningNIOService(try Self.service(), timeouts: .init(idle: .seconds(30), body: .seconds(30))) { url in
