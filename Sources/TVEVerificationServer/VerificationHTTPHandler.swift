@@ -31,6 +31,10 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
     private var answeredEarly = false
     /// A request whose answer is not written yet (the idle timeout leaves the connection alone meanwhile).
     private var answering = false
+    /// When the head of the request being read arrived (its body must be complete ``Settings/bodyTimeout`` later).
+    private var headArrived: NIODeadline?
+    /// The timer that closes a connection whose body is late: armed only when a read burst ends with the request
+    /// incomplete (most requests arrive whole in one read and never need it).
     private var bodyDeadline: Scheduled<Void>?
     private var started = ContinuousClock.now
 
@@ -68,8 +72,7 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
                 respond(context: context, head: head, path: path, keepAlive: false, answer: answer, started: started, lingering: true)
                 return
             }
-            let channel = context.channel
-            bodyDeadline = context.eventLoop.scheduleTask(in: settings.bodyTimeout) { channel.close(promise: nil) }
+            headArrived = NIODeadline.now()
         case .body(var chunk):
             guard !tooLarge, !answeredEarly else { return }
             if (body?.readableBytes ?? 0) + chunk.readableBytes > VerificationService.maximumBodyBytes {
@@ -81,6 +84,7 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
                 body?.writeBuffer(&chunk)
             }
         case .end:
+            headArrived = nil
             bodyDeadline?.cancel()
             bodyDeadline = nil
             // Take the request's state out first: writing its answer can hand the next pipelined request in at once.
@@ -94,7 +98,17 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
 
     /// The request target without its query.
     private static func path(_ head: HTTPRequestHead) -> Substring {
-        head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let uri = head.uri
+        return uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { uri[..<$0] } ?? uri[...]
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // A request still being read at the end of a read burst: its body must be complete in time.
+        if let headArrived, bodyDeadline == nil, !answeredEarly {
+            let channel = context.channel
+            bodyDeadline = context.eventLoop.scheduleTask(deadline: headArrived + settings.bodyTimeout) { channel.close(promise: nil) }
+        }
+        context.fireChannelReadComplete()
     }
 
     private func answer(context: ChannelHandlerContext, head: HTTPRequestHead, body: ByteBuffer?, started: ContinuousClock.Instant) {
