@@ -69,6 +69,12 @@ public struct HashFunction: Hashable, Sendable, CustomStringConvertible {
         return digest
     }
 
+    /// Writes the digest of `input` to `output`, which has room for ``digestByteCount`` bytes (no allocation: for a
+    /// caller that reuses one digest, as a verifier does for a signature check and a replay key).
+    package func digest(_ input: UnsafeRawBufferPointer, into output: UnsafeMutablePointer<UInt8>) throws {
+        try digestInto(input, output)
+    }
+
     /// Writes the digest of `input` to `output`, which has room for ``digestByteCount`` bytes.
     func digestInto(_ input: UnsafeRawBufferPointer, _ output: UnsafeMutablePointer<UInt8>) throws {
         var length: UInt32 = 0

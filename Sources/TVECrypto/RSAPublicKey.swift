@@ -255,6 +255,25 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether `signature` is valid for a message whose digest (under `padding`'s hash) is `digest`: the same check as
+    /// ``isValidSignature(_:for:padding:)`` for a caller that has the digest already.
+    package func isValidSignature(_ signature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer, padding: RSASignaturePadding)
+        -> Bool
+    {
+        let hash = padding.hash
+        guard signature.count == backing.byteCount, digest.count == hash.digestByteCount, let digestBase = digest.baseAddress else {
+            return false
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * signature.count) { scratch -> Bool in
+            let valid = try? backing.withContext(for: .verify(hash)) { context -> Bool in
+                guard let operation = context.rsaPublic else { return false }
+                return operation.isValidPKCS1v15(
+                    signature: signature, digest: digestBase.assumingMemoryBound(to: UInt8.self), hash: hash, scratch: scratch)
+            }
+            return valid == true
+        }
+    }
+
     // MARK: Encryption
 
     /// Encrypts `plaintext` to this key.

@@ -284,6 +284,12 @@ extension JSONValue {
     /// Appends `value` as a JSON string literal (control characters escaped), for printing untrusted text safely.
     public static func writeString(_ value: String, to output: inout String) {
         output += "\""
+        // Nothing to escape (the usual case): the whole string at once.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            output += value
+            output += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""

@@ -141,8 +141,19 @@ public struct MediaTokenVerifier: Sendable {
 
     /// Every check but one-time use: signature, requestor, resource, time.
     private func check(_ token: ShortMediaToken, signature: UnsafeRawBufferPointer, resourceID: String?) -> PendingMediaTokenVerification {
-        let signedBytes = token.signedBytes
-        guard trustedKeys.contains(where: { $0.isValidSignature(signature, for: signedBytes, padding: .pkcs1v15SHA256) }) else {
+        // One SHA-256 of the signed bytes serves the signature check and the replay key.
+        var replayKey: TokenReplayKey?
+        let signed = withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest -> Bool in
+            guard let base = digest.baseAddress,
+                (try? token.signedBytes.withUnsafeBytes {
+                    try HashFunction.sha256.digest($0, into: base.assumingMemoryBound(to: UInt8.self))
+                }) != nil
+            else { return false }
+            let digestBytes = UnsafeRawBufferPointer(digest)
+            replayKey = TokenReplayKey(sha256Digest: digestBytes)
+            return trustedKeys.contains { $0.isValidSignature(signature, digest: digestBytes, padding: .pkcs1v15SHA256) }
+        }
+        guard signed else {
             return .decided(.invalid(.invalidSignature, "no trusted key verifies the signature"))
         }
         guard token.field(token.requestorIDStorage, equals: requestorID) else {
@@ -158,7 +169,7 @@ public struct MediaTokenVerifier: Sendable {
         let notAfter = token.issueTime.addingSaturating(token.ttl).addingSaturating(clockSkewMilliseconds)
         if now < notBefore { return .decided(.invalid(.tokenNotYetValid, "the token's issue time is in the future")) }
         if now >= notAfter { return .decided(.invalid(.tokenExpired, "the token's lifetime has ended")) }
-        return .awaitingReplayCheck(.init(expiresAt: notAfter, now: now, token: VerifiedMediaToken(token: token)))
+        return .awaitingReplayCheck(.init(expiresAt: notAfter, now: now, token: VerifiedMediaToken(token: token), key: replayKey))
     }
 }
 

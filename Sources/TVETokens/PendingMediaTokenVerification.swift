@@ -8,13 +8,22 @@ public enum PendingMediaTokenVerification: Sendable {
 
     /// The one-time-use check a token still needs: its key and expiry, and the verification it completes.
     public struct ReplayCheck: Sendable {
-        /// The token's replay key (the SHA-256 of its signed bytes), computed when asked for; nil only if hashing fails.
-        public var key: TokenReplayKey? { try? TokenReplayKey(signedBytes: token.token.signedBytes) }
+        /// The token's replay key (the SHA-256 of its signed bytes, the digest its signature was checked against); nil
+        /// only if hashing failed.
+        public var key: TokenReplayKey? { storedKey ?? (try? TokenReplayKey(signedBytes: token.token.signedBytes)) }
+        let storedKey: TokenReplayKey?
         /// When the record may be forgotten (the token's end of validity, skew included), in ms.
         public let expiresAt: Int64
         /// The verifier's time when it checked the token, in ms.
         public let now: Int64
         let token: VerifiedMediaToken
+
+        init(expiresAt: Int64, now: Int64, token: VerifiedMediaToken, key: TokenReplayKey? = nil) {
+            self.expiresAt = expiresAt
+            self.now = now
+            self.token = token
+            storedKey = key
+        }
 
         /// The verification, given the store's decision: valid only for ``ReplayDecision/firstUse``.
         public func complete(with decision: ReplayDecision) -> MediaTokenVerification {

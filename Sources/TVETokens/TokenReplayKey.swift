@@ -16,6 +16,15 @@ public struct TokenReplayKey: Hashable, Sendable {
         d = word(24)
     }
 
+    /// The key of signed bytes whose SHA-256 digest is `digest` (32 bytes).
+    package init(sha256Digest digest: UnsafeRawBufferPointer) {
+        func word(_ at: Int) -> UInt64 { digest[at..<(at + 8)].reduce(0) { $0 << 8 | UInt64($1) } }
+        a = word(0)
+        b = word(8)
+        c = word(16)
+        d = word(24)
+    }
+
     /// The 32 bytes of the SHA-256 digest (what a shared store keeps).
     public var bytes: [UInt8] {
         var bytes: [UInt8] = []

@@ -76,11 +76,15 @@ extension VerificationRequestBody {
             return newlines
         }
 
-        /// A string of printable ASCII without escapes: the range of its content (nil for anything else).
+        /// A string of printable ASCII without escapes: the range of its content (nil for anything else). Eight bytes
+        /// at a time while no byte can end or spoil the string, then byte by byte.
         mutating func plainString() -> Range<Int>? {
-            guard index < body.count, body[index] == UInt8(ascii: "\"") else { return nil }
+            guard index < body.count, body[index] == UInt8(ascii: "\""), let base = body.baseAddress else { return nil }
             let start = index + 1
             var end = start
+            while end + 8 <= body.count, Self.isPlain(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: end, as: UInt64.self))) {
+                end += 8
+            }
             while end < body.count {
                 let byte = body[end]
                 if byte == UInt8(ascii: "\"") {
@@ -91,6 +95,17 @@ extension VerificationRequestBody {
                 end += 1
             }
             return nil
+        }
+
+        /// Whether none of eight bytes is below 0x20, above 0x7E, a quote or a backslash. Never true when one is (it may
+        /// be false when none is: the byte loop then decides).
+        static func isPlain(_ word: UInt64) -> Bool {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+            let below = (word &- ones &* 0x20) & ~word & highs
+            let above = ((word &+ ones) | word) & highs
+            return below == 0 && above == 0 && !hasZeroByte(word ^ (ones &* 0x22)) && !hasZeroByte(word ^ (ones &* 0x5C))
         }
 
         /// Whether the range holds exactly `word`.
@@ -109,19 +124,20 @@ extension VerificationRequestBody {
         /// One request object, or nil when it is not of the usual shape.
         mutating func object() -> Item? {
             guard index < body.count, body[index] == UInt8(ascii: "{") else { return nil }
-            let start = index
             index += 1
-            defer { objectSpannedLines = body[start..<index].contains(0x0A) }
+            // Strings hold no line feed (plainString refuses control bytes): only the whitespace inside can.
+            var newlines = 0
+            defer { objectSpannedLines = newlines > 0 }
             var token: Range<Int>?
             var requestor: Range<Int>?
             var resource: Range<Int>??
-            skipWhitespace()
+            newlines += skipWhitespace()
             while true {
                 guard let key = plainString() else { return nil }
-                skipWhitespace()
+                newlines += skipWhitespace()
                 guard index < body.count, body[index] == UInt8(ascii: ":") else { return nil }
                 index += 1
-                skipWhitespace()
+                newlines += skipWhitespace()
                 if range(key, is: "token") {
                     guard token == nil, let value = plainString() else { return nil }
                     token = value
@@ -141,7 +157,7 @@ extension VerificationRequestBody {
                 } else {
                     return nil
                 }
-                skipWhitespace()
+                newlines += skipWhitespace()
                 guard index < body.count else { return nil }
                 if body[index] == UInt8(ascii: "}") {
                     index += 1
@@ -149,7 +165,7 @@ extension VerificationRequestBody {
                 }
                 guard body[index] == UInt8(ascii: ",") else { return nil }
                 index += 1
-                skipWhitespace()
+                newlines += skipWhitespace()
             }
             guard let token, let requestor else { return nil }
             let resourceText = resource.flatMap { $0 }.map { String(decoding: UnsafeRawBufferPointer(rebasing: body[$0]), as: UTF8.self) }
