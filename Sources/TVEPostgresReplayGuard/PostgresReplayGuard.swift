@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Metrics
 import NIOCore
+import NIOPosix
 import PostgresNIO
 import ServiceLifecycle
 import TVECrypto
@@ -30,6 +31,8 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     private let ownsClient: Bool
     private let clock: any MediaTokenClock
     private let logger: Logger
+    /// Where statement deadlines are timed when the caller is not on an event loop.
+    private let timerGroup: any EventLoopGroup
     private let metrics: StoreMetrics
     private let coalescer: WriteCoalescer
 
@@ -57,10 +60,17 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
             ("statement_timeout", "\(milliseconds)"), ("lock_timeout", "\(milliseconds)"), ("application_name", "tvekit-replay-guard"),
         ]
         postgres.options.maximumConnections = configuration.maximumConnections
+        // The connections the statements use stay open, and no keep-alive query runs: postgres-nio's pool otherwise
+        // starts a timer task on the global executor each time a connection goes idle (about once per statement under
+        // load), and those tasks cost the server more than the statements. A connection that died silently is found by
+        // the next statement's deadline (fail closed once), and the pool replaces it.
+        postgres.options.minimumConnections = min(configuration.maximumConcurrentStatements, configuration.maximumConnections - 1)
+        postgres.options.keepAliveBehavior = nil
         postgres.options.connectTimeout = max(configuration.timeout, .seconds(2))
         let client = PostgresClient(configuration: postgres, eventLoopGroup: eventLoopGroup, backgroundLogger: logger)
         try self.init(
-            client: client, ownsClient: true, configuration: configuration, clock: clock, metricsFactory: metricsFactory, logger: logger)
+            client: client, ownsClient: true, timerGroup: eventLoopGroup, configuration: configuration, clock: clock,
+            metricsFactory: metricsFactory, logger: logger)
     }
 
     /// A guard on the caller's `PostgresClient` (its TLS, Unix socket, pool and event-loop group as the caller set them),
@@ -73,17 +83,19 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         metricsFactory: (any MetricsFactory)? = nil, logger: Logger = Logger(label: "tvekit.replay-store")
     ) throws(ReplayStoreError) {
         try self.init(
-            client: client, ownsClient: false, configuration: configuration, clock: clock, metricsFactory: metricsFactory, logger: logger)
+            client: client, ownsClient: false, timerGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration,
+            clock: clock, metricsFactory: metricsFactory, logger: logger)
     }
 
     private init(
-        client: PostgresClient, ownsClient: Bool, configuration: Configuration, clock: any MediaTokenClock,
+        client: PostgresClient, ownsClient: Bool, timerGroup: any EventLoopGroup, configuration: Configuration, clock: any MediaTokenClock,
         metricsFactory: (any MetricsFactory)?, logger: Logger
     ) throws(ReplayStoreError) {
         try configuration.validate()
         self.configuration = configuration
         self.client = client
         self.ownsClient = ownsClient
+        self.timerGroup = timerGroup
         self.clock = clock
         self.logger = logger
         metrics = StoreMetrics(factory: metricsFactory ?? MetricsSystem.factory)
@@ -281,15 +293,27 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         _ deadline: Duration? = nil, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let deadline = deadline ?? configuration.timeout
-        return try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: deadline)
-                throw DeadlineExceeded()
+        // The statement runs as a task that inherits the caller's executor preference (a verification server's event
+        // loop), and the deadline is a timer on the caller's event loop: no sleeping child task, whose wake-up would
+        // cross to another thread on every statement.
+        let expired = Locked(false)
+        let task = startTask { try await body() }
+        let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? timerGroup.any()
+        let (seconds, attoseconds) = deadline.components
+        let timer = loop.scheduleTask(in: .nanoseconds(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)) {
+            expired.withLock { $0 = true }
+            task.cancel()
+        }
+        defer { timer.cancel() }
+        do {
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw DeadlineExceeded() }
-            return first
+        } catch {
+            if expired.withLock({ $0 }) { throw DeadlineExceeded() }
+            throw error
         }
     }
 

@@ -38,7 +38,7 @@ final class WriteCoalescer: Sendable {
                 state.inFlight += 1
                 return take(&state)
             }
-            if let batch { Task { await self.drain(batch, flush) } }
+            if let batch { startTask { await self.drain(batch, flush) } }
         }
     }
 
