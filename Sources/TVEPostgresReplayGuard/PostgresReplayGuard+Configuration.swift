@@ -18,8 +18,9 @@ extension PostgresReplayGuard {
         public var timeout: Duration
         /// The connection pool's size.
         public var maximumConnections: Int
-        /// How many statements single-token checks keep in flight at once; checks that arrive meanwhile share the next
-        /// statement (one commit for the group). Batches are sent as they are.
+        /// How many statements single-token checks keep in flight at once (2 by default); checks that arrive meanwhile
+        /// share the next statement (one commit for the group). Batches are sent as they are. Measured on one server core
+        /// (16 connections): 1 gave 15.0k first uses/s at 0.75 of the core, 2 gave 15.9k at 0.88, 4 gave 15.0k at 0.88.
         public var maximumConcurrentStatements: Int
         /// How often expired keys are pruned, and how many rows one prune statement deletes at most (small enough that a
         /// statement fits the timeout; a round of 100 statements every 5 s keeps up with 40,000 new keys a second).
@@ -35,7 +36,7 @@ extension PostgresReplayGuard {
         public init(
             host: String, port: Int = 5432, username: String, password: String?, database: String, table: String = "tvekit_replay_keys",
             tls: TLSMode = .prefer, timeout: Duration = .milliseconds(250), maximumConnections: Int = 16,
-            maximumConcurrentStatements: Int = 4,
+            maximumConcurrentStatements: Int = 2,
             pruneInterval: Duration = .seconds(5), pruneBatchSize: Int = 2000, maximumPruneBatchesPerRound: Int = 100
         ) {
             self.host = host
