@@ -82,15 +82,16 @@ speed: deps
 	.build/release/tvekit speed --seconds 4 --compare-openssl
 
 # ThreadSanitizer over every test target (the libraries, the local service provider, the flow layer, the verification
-# server and the fleet on its own PostgreSQL cluster, the CLI).
+# server and the fleet on its own PostgreSQL cluster, the CLI), one test at a time: in parallel on two cores, the
+# sanitizer's slowdown runs the suites' transport deadlines (5 s) out.
 sanitize: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --no-parallel
 
 # AddressSanitizer and LeakSanitizer over every test target. XCTest and libcurl (under
 # FoundationNetworking's URLSession) leak a little; those reports are suppressed (lsan.supp), nothing from OpenSSL
 # or TVEKit is.
 asan: deps
-	LSAN_OPTIONS=suppressions=$(CURDIR)/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --no-parallel
 
 # libFuzzer over the media-token parser and verifier, with AddressSanitizer, for FUZZ_SECONDS (default 60).
 # New inputs go to .build-fuzz/corpus; crashes to Fuzz/artifacts (copy them to Fuzz/Regressions, which the tests replay).
