@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 @Suite("tvekit serve --replay-store")
 struct FleetCLITests {
     static let certificate = CLI.repository.appendingPathComponent("TestVectors/fixtures/leaf.cert.pem").path
@@ -35,5 +39,75 @@ struct FleetCLITests {
         #expect(outcome.status == 0)
         let lines = outcome.stdout.split(separator: "\n")
         #expect(lines.count == 3 && Set(lines).count == 3)
+    }
+}
+
+@Suite("tvekit serve --replay-store: a stop with answers in flight")
+struct FleetShutdownCLITests {
+    /// The cluster's URL: TVEKIT_POSTGRES_URL, else the project's cluster, started for this test process.
+    static func clusterURL() throws -> String {
+        if let url = ProcessInfo.processInfo.environment["TVEKIT_POSTGRES_URL"], !url.isEmpty { return url }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [
+            CLI.repository.appendingPathComponent("scripts/postgres.sh").path, "start", "--for-pid",
+            String(ProcessInfo.processInfo.processIdentifier),
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(
+        "sigtermWithDatabaseAnswersInFlight: SIGTERM while PostgreSQL holds the answers: every request is answered, exit 0, no event loop used after its shutdown"
+    )
+    func sigtermWithAnswersInFlight() async throws {
+        let url = try Self.clusterURL()
+        let (server, errors, base) = try await ServeCommandTests.start([
+            "--verifier-only", "--cert", FleetCLITests.certificate, "--requestor", "R", "--threads", "1",
+            "--replay-store", url + "?sslmode=disable", "--replay-store-timeout-ms", "4000",
+        ])
+        defer { if server.isRunning { server.terminate() } }
+        let key = CLI.repository.appendingPathComponent("TestVectors/fixtures/leaf.pkcs8.pem").path
+        let tokens = try CLI.run([
+            "token", "issue", "--private-key", key, "--requestor", "R", "--resource", "S", "--mvpd", "M", "--count", "5",
+        ]).stdout.split(separator: "\n").map(String.init)
+        try #require(tokens.count == 5)
+        let verifyURL = try #require(URL(string: base + "/verify"))
+        func verify(_ token: String) async throws -> Int {
+            var request = URLRequest(url: verifyURL)
+            request.httpMethod = "POST"
+            request.httpBody = try JSONSerialization.data(withJSONObject: ["token": token, "requestor": "R"])
+            let (_, response) = try await URLSession.shared.data(for: request)
+            return (response as? HTTPURLResponse)?.statusCode ?? 0
+        }
+        // The table exists once a first token is checked.
+        #expect(try await verify(tokens[0]) == 200)
+        // A session holds the table locked: the next checks wait in PostgreSQL.
+        let lock = Process()
+        lock.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        lock.arguments = [
+            "psql", url, "-q", "-c",
+            "BEGIN; LOCK TABLE tvekit_replay_keys IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(1.5); COMMIT;",
+        ]
+        lock.standardOutput = FileHandle.nullDevice
+        lock.standardError = FileHandle.nullDevice
+        try lock.run()
+        try await Task.sleep(for: .milliseconds(400))
+        let inFlight = tokens.dropFirst().map { token in Task { try await verify(token) } }
+        try await Task.sleep(for: .milliseconds(300))
+        let status = try await ServeCommandTests.stop(server, signal: SIGTERM)
+        for request in inFlight {
+            let answer = try await request.value
+            #expect(answer == 200 || answer == 503, "answered \(answer)")
+        }
+        lock.waitUntilExit()
+        #expect(status == 0)
+        let log = errors.text
+        #expect(!log.contains("shut down") || !log.contains("EventLoop"), "\(log.suffix(600))")
+        #expect(!log.contains("will become a crash"))
     }
 }
