@@ -131,7 +131,7 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     private func insert(_ key: TokenReplayKey, expiresAt: Int64, now: Int64) async -> ReplayDecision {
         let quoted = self.quotedTable
         return await measured {
-            let keyBytes = ByteBuffer(bytes: key.bytes)
+            let keyBytes = Self.buffer(key)
             let rows = try await self.query(
                 """
                 INSERT INTO \(unescaped: quoted) (key, expires_at) VALUES (\(keyBytes), \(expiresAt))
@@ -157,7 +157,7 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         let unique = uniqueKeys
         let quoted = self.quotedTable
         let outcome = await measured { () async throws -> [ReplayDecision] in
-            let keyList = unique.map { ByteBuffer(bytes: $0.key.bytes) }
+            let keyList = unique.map { Self.buffer($0.key) }
             let expiries = unique.map(\.expiresAt)
             let rows = try await self.query(
                 """
@@ -165,13 +165,13 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
                 ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(unescaped: quoted).expires_at <= \(now)
                 RETURNING key
                 """)
-            var inserted = Set<[UInt8]>()
+            var inserted = Set<TokenReplayKey>()
             for row in rows {
-                var buffer = try row.decode(ByteBuffer.self)
-                inserted.insert(buffer.readBytes(length: buffer.readableBytes) ?? [])
+                let buffer = try row.decode(ByteBuffer.self)
+                if buffer.readableBytes == 32 { inserted.insert(buffer.withUnsafeReadableBytes { TokenReplayKey(sha256Digest: $0) }) }
             }
             return keys.enumerated().map { index, entry in
-                firstIndex[entry.key] == index && inserted.contains(entry.key.bytes) ? .firstUse : .replayed
+                firstIndex[entry.key] == index && inserted.contains(entry.key) ? .firstUse : .replayed
             }
         }
         if outcome.count == keys.count { return outcome }
@@ -317,6 +317,17 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         }
     }
 
+    /// A key as the `bytea` the table keeps: the digest's 32 bytes, written from its words (no intermediate array).
+    package static func buffer(_ key: TokenReplayKey) -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: 32)
+        let (a, b, c, d) = key.words
+        buffer.writeInteger(a)
+        buffer.writeInteger(b)
+        buffer.writeInteger(c)
+        buffer.writeInteger(d)
+        return buffer
+    }
+
     /// A short description of a database error: its SQLSTATE when the server sent one, never a bound value.
     static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {
@@ -337,4 +348,9 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         case .require: .require(.makeClientConfiguration())
         }
     }
+}
+
+/// What the tests check of the guard's internals (not API).
+package enum PostgresReplayGuardTestHook {
+    package static func buffer(_ key: TokenReplayKey) -> ByteBuffer { PostgresReplayGuard.buffer(key) }
 }

@@ -25,6 +25,9 @@ public struct TokenReplayKey: Hashable, Sendable {
         d = word(24)
     }
 
+    /// The digest as four big-endian 64-bit words, in order (a store writes them without building ``bytes``).
+    package var words: (UInt64, UInt64, UInt64, UInt64) { (a, b, c, d) }
+
     /// The 32 bytes of the SHA-256 digest (what a shared store keeps).
     public var bytes: [UInt8] {
         var bytes: [UInt8] = []

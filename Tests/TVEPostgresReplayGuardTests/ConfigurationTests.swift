@@ -1,3 +1,4 @@
+import NIOCore
 import TVEPostgresReplayGuard
 import TVETokens
 import Testing
@@ -66,5 +67,16 @@ struct ConfigurationTests {
             // threads of the cooperative pool that the deadline's timer needs. Without the deadline this waits for ever.
             #expect(ContinuousClock.now - started < .seconds(30))
         }
+    }
+}
+
+@Suite("PostgreSQL replay guard: the stored key")
+struct StoredKeyTests {
+    @Test("the bytea a key is stored as is the digest's 32 bytes, as before (written from its words, read back equal)")
+    func storedKeyBytes() throws {
+        let key = try TokenReplayKey(signedBytes: Array("<authToken>x</authToken>".utf8))
+        let buffer = PostgresReplayGuardTestHook.buffer(key)
+        #expect(Array(buffer.readableBytesView) == key.bytes)
+        #expect(buffer.withUnsafeReadableBytes { TokenReplayKey(sha256Digest: $0) } == key)
     }
 }
