@@ -117,14 +117,9 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
         let keepAlive = head.isKeepAlive && !tooLarge
         let service = settings.service
         answering = true
+        // A missing or wrong bearer secret was refused from the head (channelRead), before any body was read.
         if tooLarge {
             respond(context: context, head: head, path: path, keepAlive: keepAlive, answer: service.answerBodyTooLarge(), started: started)
-        } else if let secret = settings.bearerSecret, Self.needsSecret(path),
-            !secret.accepts(authorization: head.headers.first(name: "authorization"))
-        {
-            respond(
-                context: context, head: head, path: path, keepAlive: keepAlive, answer: Self.unauthorized, started: started, challenge: true
-            )
         } else if service.answersSynchronously || path != "/verify" {
             // In-process one-time use: answer on the event loop, no hop.
             let answer =

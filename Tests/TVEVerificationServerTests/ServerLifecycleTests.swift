@@ -47,19 +47,27 @@ struct ServerLifecycleTests {
         return try VerificationService(trustedKeys: [Fixtures.leafKey.publicKey], requestorIDs: ["tvekit-test"], clock: clock)
     }
 
+    /// A server on `store` and the caller's `group`, running in a ServiceGroup; its port once it listens.
+    static func start(store: any AsyncTokenReplayGuard, group: any EventLoopGroup) async throws -> (
+        ServiceGroup, Task<Void, any Error>, Int
+    ) {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let server = VerificationHTTPServer(
+            service: try service(store: store), eventLoopGroup: group, onBound: { continuation.yield($0) })
+        let services = ServiceGroup(configuration: .init(services: [server], logger: Logger(label: "test")))
+        let running = Task { try await services.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        return (services, running, port)
+    }
+
     @Test(
         "shutdownWithAnswersInFlight: a graceful stop while the store is answering lets every answer out, then returns; the caller's group lives on"
     )
     func shutdownWithAnswersInFlight() async throws {
         let store = SlowStore(delay: .milliseconds(600))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let server = VerificationHTTPServer(
-            service: try Self.service(store: store), eventLoopGroup: group, onBound: { continuation.yield($0) })
-        let services = ServiceGroup(configuration: .init(services: [server], logger: Logger(label: "test")))
-        let running = Task { try await services.run() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+        let (services, running, port) = try await Self.start(store: store, group: group)
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
         let body = try JSONSerialization.data(withJSONObject: ["token": try Self.token(), "requestor": "tvekit-test"])
         let requests = (0..<4).map { _ in
@@ -98,13 +106,7 @@ struct ServerLifecycleTests {
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let store = ThreadRecordingStore(group: group)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let server = VerificationHTTPServer(
-            service: try Self.service(store: store), eventLoopGroup: group, onBound: { continuation.yield($0) })
-        let services = ServiceGroup(configuration: .init(services: [server], logger: Logger(label: "test")))
-        let running = Task { try await services.run() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+        let (services, running, port) = try await Self.start(store: store, group: group)
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
         let (status, _) = try await post(
             url, try JSONSerialization.data(withJSONObject: ["token": try Self.token(), "requestor": "tvekit-test"]))
@@ -121,13 +123,7 @@ struct ServerLifecycleTests {
     func pipelinedRequests() async throws {
         let store = SlowStore(delay: .milliseconds(100))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let server = VerificationHTTPServer(
-            service: try Self.service(store: store), eventLoopGroup: group, onBound: { continuation.yield($0) })
-        let services = ServiceGroup(configuration: .init(services: [server], logger: Logger(label: "test")))
-        let running = Task { try await services.run() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+        let (services, running, port) = try await Self.start(store: store, group: group)
         let token = try Self.token()
         let first = #"{"token":"\#(token)","requestor":"tvekit-test"}"#
         let third = #"[{"token":"\#(token)","requestor":"tvekit-test"},{"token":"x","requestor":"tvekit-test"}]"#
