@@ -17,18 +17,47 @@ public final class RequestLog: Sendable {
 
     /// Buffers one line. `path` is the route's pattern or the request's path: control characters are replaced.
     public func record(method: String, path: String, status: Int, microseconds: Int) {
-        var line = method
-        line += " "
-        // The path is the client's: control characters are replaced so that no line can forge another.
-        line.unicodeScalars.append(contentsOf: path.unicodeScalars.prefix(256).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 })
-        line += " \(status) \(microseconds)us\n"
-        let bytes = Array(line.utf8)
-        let kept = buffer.withLock { buffer -> Bool in
-            guard buffer.count + bytes.count <= Self.maximumBufferedBytes else { return false }
-            buffer += bytes
-            return true
+        // Written byte by byte into the shared buffer: no intermediate string per line.
+        var method = method
+        var path = path
+        let kept = method.withUTF8 { method in
+            path.withUTF8 { path in
+                buffer.withLock { buffer -> Bool in
+                    guard buffer.count + method.count + min(path.count, 256) + 48 <= Self.maximumBufferedBytes else { return false }
+                    buffer.append(contentsOf: method)
+                    buffer.append(UInt8(ascii: " "))
+                    Self.appendPath(path, to: &buffer)
+                    buffer.append(UInt8(ascii: " "))
+                    Self.appendDecimal(status, to: &buffer)
+                    buffer.append(UInt8(ascii: " "))
+                    Self.appendDecimal(microseconds, to: &buffer)
+                    buffer.append(contentsOf: "us\n".utf8)
+                    return true
+                }
+            }
         }
         if !kept { dropped.withLock { $0 += 1 } }
+    }
+
+    /// The client's path, at most 256 bytes (cut at a character boundary), with control characters replaced so that no
+    /// line can forge another (UTF-8 never uses bytes below 0x80 inside a multi-byte character).
+    static func appendPath(_ path: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
+        var end = min(path.count, 256)
+        // Not in the middle of a character: back off over continuation bytes.
+        if end < path.count { while end > 0, path[end] & 0xC0 == 0x80 { end -= 1 } }
+        for byte in path[..<end] { buffer.append(byte < 0x20 || byte == 0x7F ? UInt8(ascii: "?") : byte) }
+    }
+
+    /// `value` in decimal digits.
+    static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = buffer.count
+        repeat {
+            buffer.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        buffer[start...].reverse()
     }
 
     /// Writes what is buffered.

@@ -173,6 +173,19 @@ struct ServerLifecycleTests {
         }
     }
 
+    @Test("idleTimeoutCountsFromTheLastRead: a keep-alive connection that keeps sending outlives the idle timeout; once silent it closes")
+    func idleTimeoutCountsFromTheLastRead() async throws {
+        try await withRunningNIOService(try Self.service(), timeouts: .init(idle: .milliseconds(400), body: .seconds(5))) { url in
+            let connection = try RawConnection(port: try #require(url.port))
+            // 1.2 s of requests, one every 200 ms: three idle timeouts long, never 400 ms apart.
+            for _ in 0..<6 {
+                connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(await connection.closed(afterMilliseconds: 200) == false)
+            }
+            #expect(await connection.closed(afterMilliseconds: 3000) == true)
+        }
+    }
+
     @Test("bearerSecret: /verify and /metrics need the secret (401 with a Bearer challenge otherwise), /health does not")
     func bearerSecret() async throws {
         let secret = try BearerSecret("a-shared-secret-of-32-characters")

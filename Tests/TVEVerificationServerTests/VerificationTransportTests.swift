@@ -204,4 +204,24 @@ struct RequestLogTests {
         #expect(lines.first?.hasPrefix("GET /health 200 ") == true)
         #expect(lines.last?.contains("FAKE") == true && lines.last?.hasPrefix("GET /x") == true)
     }
+
+    @Test("rejectsLogForging (direct): control bytes replaced, a long path cut at 256 bytes on a character boundary, numbers exact")
+    func lineFormat() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-log-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let handle = try FileHandle(forWritingTo: url)
+        let log = RequestLog(output: handle)
+        log.record(method: "POST", path: "/a\nGET /b\r\u{7F}", status: 200, microseconds: 0)
+        log.record(method: "GET", path: "/" + String(repeating: "é", count: 200), status: 404, microseconds: Int.max)
+        log.record(method: "GET", path: "", status: 503, microseconds: -12)
+        log.flush()
+        try handle.close()
+        let lines = String(decoding: try Data(contentsOf: url), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 4)
+        #expect(lines[0] == "POST /a?GET /b?? 200 0us")
+        // "/" and 127 two-byte characters fill 255 bytes: the 128th would straddle the limit and is left out whole.
+        #expect(lines[1] == "GET /" + String(repeating: "é", count: 127) + " 404 \(Int.max)us")
+        #expect(lines[2] == "GET  503 -12us")
+    }
 }
