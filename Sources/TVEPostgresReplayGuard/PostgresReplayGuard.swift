@@ -157,18 +157,28 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         let unique = uniqueKeys
         let quoted = self.quotedTable
         let outcome = await measured { () async throws -> [ReplayDecision] in
-            let keyList = unique.map { Self.buffer($0.key) }
+            // The keys go as one bytea of 32-byte digests and come back as one: no array of buffers to encode, no row per
+            // key to decode.
+            var keyBytes = ByteBufferAllocator().buffer(capacity: unique.count * 32)
+            for entry in unique { Self.write(entry.key, to: &keyBytes) }
             let expiries = unique.map(\.expiresAt)
             let rows = try await self.query(
                 """
-                INSERT INTO \(unescaped: quoted) (key, expires_at) SELECT * FROM unnest(\(keyList)::bytea[], \(expiries)::int8[])
+                WITH inserted AS (INSERT INTO \(unescaped: quoted) (key, expires_at)
+                SELECT substring(\(keyBytes)::bytea FROM ((i - 1) * 32 + 1)::int4 FOR 32), e FROM unnest(\(expiries)::int8[]) WITH ORDINALITY AS t(e, i)
                 ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(unescaped: quoted).expires_at <= \(now)
-                RETURNING key
+                RETURNING key)
+                SELECT coalesce(string_agg(key, ''::bytea), ''::bytea) FROM inserted
                 """)
-            var inserted = Set<TokenReplayKey>()
-            for row in rows {
-                let buffer = try row.decode(ByteBuffer.self)
-                if buffer.readableBytes == 32 { inserted.insert(buffer.withUnsafeReadableBytes { TokenReplayKey(sha256Digest: $0) }) }
+            var inserted = Set<TokenReplayKey>(minimumCapacity: unique.count)
+            if let returned = try rows.first?.decode(ByteBuffer.self) {
+                returned.withUnsafeReadableBytes { bytes in
+                    var offset = 0
+                    while offset + 32 <= bytes.count {
+                        inserted.insert(TokenReplayKey(sha256Digest: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + 32])))
+                        offset += 32
+                    }
+                }
             }
             return keys.enumerated().map { index, entry in
                 firstIndex[entry.key] == index && inserted.contains(entry.key) ? .firstUse : .replayed
@@ -320,12 +330,17 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     /// A key as the `bytea` the table keeps: the digest's 32 bytes, written from its words (no intermediate array).
     package static func buffer(_ key: TokenReplayKey) -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: 32)
+        write(key, to: &buffer)
+        return buffer
+    }
+
+    /// Appends a key's 32 bytes.
+    static func write(_ key: TokenReplayKey, to buffer: inout ByteBuffer) {
         let (a, b, c, d) = key.words
         buffer.writeInteger(a)
         buffer.writeInteger(b)
         buffer.writeInteger(c)
         buffer.writeInteger(d)
-        return buffer
     }
 
     /// A short description of a database error: its SQLSTATE when the server sent one, never a bound value.

@@ -175,14 +175,22 @@ struct ServerLifecycleTests {
 
     @Test("idleTimeoutCountsFromTheLastRead: a keep-alive connection that keeps sending outlives the idle timeout; once silent it closes")
     func idleTimeoutCountsFromTheLastRead() async throws {
-        try await withRunningNIOService(try Self.service(), timeouts: .init(idle: .milliseconds(400), body: .seconds(5))) { url in
+        try await withRunningNIOService(try Self.service(), timeouts: .init(idle: .milliseconds(600), body: .seconds(5))) { url in
             let connection = try RawConnection(port: try #require(url.port))
-            // 1.2 s of requests, one every 200 ms: three idle timeouts long, never 400 ms apart.
-            for _ in 0..<6 {
-                connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-                #expect(await connection.closed(afterMilliseconds: 200) == false)
+            // 1.5 s of requests, one every 150 ms (three idle timeouts long, never one apart), sent from one thread so
+            // that a loaded machine cannot stretch the gaps between them.
+            let openThroughout = await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    var open = true
+                    for _ in 0..<10 where open {
+                        connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+                        open = !connection.isClosed(afterMilliseconds: 150)
+                    }
+                    continuation.resume(returning: open)
+                }
             }
-            #expect(await connection.closed(afterMilliseconds: 3000) == true)
+            #expect(openThroughout)
+            #expect(await connection.closed(afterMilliseconds: 5000) == true)
         }
     }
 

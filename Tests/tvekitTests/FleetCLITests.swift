@@ -61,6 +61,23 @@ struct FleetShutdownCLITests {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// The replay guard's statements that wait for a lock.
+    static func waitingStatements(_ url: String) throws -> Int {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "psql", url, "-tAc",
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tvekit-replay-guard' AND wait_event_type = 'Lock'",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
     @Test(
         "sigtermWithDatabaseAnswersInFlight: SIGTERM while PostgreSQL holds the answers: every request is answered, exit 0, no event loop used after its shutdown"
     )
@@ -91,14 +108,17 @@ struct FleetShutdownCLITests {
         lock.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         lock.arguments = [
             "psql", url, "-q", "-c",
-            "BEGIN; LOCK TABLE tvekit_replay_keys IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(1.5); COMMIT;",
+            "BEGIN; LOCK TABLE tvekit_replay_keys IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(2.5); COMMIT;",
         ]
         lock.standardOutput = FileHandle.nullDevice
         lock.standardError = FileHandle.nullDevice
         try lock.run()
         try await Task.sleep(for: .milliseconds(400))
         let inFlight = tokens.dropFirst().map { token in Task { try await verify(token) } }
-        try await Task.sleep(for: .milliseconds(300))
+        // The stop begins once the checks wait in PostgreSQL (two statements: the store's default in flight), not after a
+        // fixed time that a loaded machine can outlast before its requests even reach the server.
+        for _ in 0..<40 where try Self.waitingStatements(url) < 2 { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .milliseconds(200))
         let status = try await ServeCommandTests.stop(server, signal: SIGTERM)
         for request in inFlight {
             let answer = try await request.value
