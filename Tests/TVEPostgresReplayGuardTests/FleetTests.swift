@@ -173,3 +173,34 @@ struct InjectedClientTests {
         try await group.shutdownGracefully()
     }
 }
+
+@Suite("PostgreSQL replay guard: the two batch statements")
+struct BatchStatementTests {
+    @Test(
+        "rejectsReplayInABatch: small batches (a row per first use) and large ones (packed bytea) agree: a key twice in a batch, a key already used, an expired key used again",
+        arguments: [3, 40])
+    func batchForms(size: Int) async throws {
+        let configuration = try PostgresCluster.configuration(timeout: .seconds(5))
+        let store = try PostgresReplayGuard(configuration: configuration)
+        try await withServices([store]) {
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let run = UUID().uuidString
+            let keys = try (0..<size).map { try TokenReplayKey(signedBytes: Array("\(run) \($0)".utf8)) }
+            let used = keys[0]
+            #expect(await store.recordFirstUse(of: used, expiresAt: now + 60_000, now: now) == .firstUse)
+            let expired = keys[1]
+            #expect(await store.recordFirstUse(of: expired, expiresAt: now - 1, now: now - 10) == .firstUse)
+            // The batch: every key once, then the last key again.
+            var batch = keys.map { (key: $0, expiresAt: now + 60_000) }
+            batch.append((key: keys[size - 1], expiresAt: now + 60_000))
+            let decisions = await store.recordFirstUses(of: batch, now: now)
+            #expect(decisions.count == size + 1)
+            #expect(decisions[0] == .replayed, "a key used before")
+            #expect(decisions[1] == .firstUse, "an expired key is a first use again")
+            #expect(decisions[2..<size].allSatisfy { $0 == .firstUse })
+            #expect(decisions[size] == .replayed, "the second occurrence in one batch")
+            let again = await store.recordFirstUses(of: batch, now: now)
+            #expect(again.allSatisfy { $0 == .replayed })
+        }
+    }
+}
