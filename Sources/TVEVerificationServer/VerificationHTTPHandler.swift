@@ -184,6 +184,8 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
     /// Closes the connection when nothing was received for the idle timeout and no request is being read or answered;
     /// otherwise checks again an idle timeout after the last read.
     private func armIdleCheck(context: ChannelHandlerContext, at deadline: NIODeadline) {
+        // One check at a time (handlerAdded and channelActive may both arm it).
+        idleCheck?.cancel()
         idleCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
             self.idleCheck = nil
             guard context.channel.isActive else { return }
