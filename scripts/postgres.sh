@@ -8,6 +8,8 @@
 #                                # (whoever starts it stops it: a bare `swift test` leaves nothing running)
 #   scripts/postgres.sh stop     # stop it (the data stays for the next start, on the same port)
 #   scripts/postgres.sh url      # print the URL of a running cluster
+#   scripts/postgres.sh pids     # print the process IDs of a running cluster (the postmaster first; backends it starts
+#                                # later inherit its CPU affinity, which the fleet benchmark sets)
 #   scripts/postgres.sh destroy  # stop it and delete .postgres/
 #
 # The cluster trusts loopback connections (a test cluster: no password). Its superuser and database are `tvekit`.
@@ -138,6 +140,11 @@ case "${1:-}" in
         ;;
     stop) stop ;;
     url) BIN="$(bin_dir)" && running 2>/dev/null && url || { echo "error: no running cluster (scripts/postgres.sh start)" >&2; exit 1; } ;;
+    pids)
+        BIN="$(bin_dir)" && running 2>/dev/null || { echo "error: no running cluster (scripts/postgres.sh start)" >&2; exit 1; }
+        postmaster="$(head -1 "$DATA/postmaster.pid")"
+        echo "$postmaster" $(pgrep -P "$postmaster" || true)
+        ;;
     destroy) (stop) || true; [ "$CLUSTER" != "$DIR" ] && rm -rf "$CLUSTER"; rm -rf "$DIR" ;;
-    *) echo "usage: $0 start [--for-pid PID]|stop|url|destroy" >&2; exit 2 ;;
+    *) echo "usage: $0 start [--for-pid PID]|stop|url|pids|destroy" >&2; exit 2 ;;
 esac

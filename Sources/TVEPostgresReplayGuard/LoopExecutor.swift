@@ -27,10 +27,8 @@ func startTask<Success: Sendable>(_ operation: sending @escaping @isolated(any) 
 }
 
 /// As ``startTask(_:)`` for work that does not throw.
-func startTask(_ operation: sending @escaping @isolated(any) () async -> Void) {
-    if let executor = LoopExecutor.current {
-        Task(executorPreference: executor, operation: operation)
-    } else {
-        Task(operation: operation)
-    }
+@discardableResult
+func startTask(_ operation: sending @escaping @isolated(any) () async -> Void) -> Task<Void, Never> {
+    if let executor = LoopExecutor.current { return Task(executorPreference: executor, operation: operation) }
+    return Task(operation: operation)
 }

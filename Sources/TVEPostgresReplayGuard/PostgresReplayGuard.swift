@@ -124,7 +124,13 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
 
     /// Concurrent calls share statements (see ``Configuration/maximumConcurrentStatements``): one commit per group.
     public func recordFirstUse(of key: TokenReplayKey, expiresAt: Int64, now: Int64) async -> ReplayDecision {
-        await coalescer.submit(key, expiresAt: expiresAt, now: now) { keys, now in await self.recordFirstUses(of: keys, now: now) }
+        await recordFirstUses(of: [(key, expiresAt)], now: now).first ?? .unavailable(reason: "no decision")
+    }
+
+    /// One statement for the keys of this call and of the calls made meanwhile (concurrent batches share a commit as
+    /// single tokens do). A key that appears twice, in one call or in two concurrent ones, is a first use once at most.
+    public func recordFirstUses(of keys: [(key: TokenReplayKey, expiresAt: Int64)], now: Int64) async -> [ReplayDecision] {
+        await coalescer.submit(keys, now: now) { keys, now in await self.statement(for: keys, now: now) }
     }
 
     /// One key, one statement.
@@ -142,7 +148,8 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         }[0]
     }
 
-    public func recordFirstUses(of keys: [(key: TokenReplayKey, expiresAt: Int64)], now: Int64) async -> [ReplayDecision] {
+    /// Decides `keys` in one statement (the coalescer's flush).
+    private func statement(for keys: [(key: TokenReplayKey, expiresAt: Int64)], now: Int64) async -> [ReplayDecision] {
         if keys.count == 1, let only = keys.first { return [await insert(only.key, expiresAt: only.expiresAt, now: now)] }
         guard !keys.isEmpty else { return [] }
         // A key twice in one statement cannot be upserted twice: send each once, and only its first occurrence can be
@@ -279,7 +286,10 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
 
     struct DeadlineExceeded: Error {}
 
-    /// Runs `body`, or throws ``DeadlineExceeded`` after `deadline` (the store's timeout by default; the body is cancelled).
+    /// Runs `body`, or throws ``DeadlineExceeded`` after `deadline` (the store's timeout by default) whether or not the
+    /// body has returned: a statement the database never answers (a lock held for ever, a frozen server, a client
+    /// without `statement_timeout`) does not hold the verification, which fails closed. The body is then cancelled and
+    /// left to end on its own (postgres-nio gives its connection back when the database answers or the connection dies).
     private func withDeadline<T: Sendable>(
         _ deadline: Duration? = nil, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
@@ -287,24 +297,26 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         // The statement runs as a task that inherits the caller's executor preference (a verification server's event
         // loop), and the deadline is a timer on the caller's event loop: no sleeping child task, whose wake-up would
         // cross to another thread on every statement.
-        let expired = Locked(false)
-        let task = startTask { try await body() }
         let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? timerGroup.any()
         let (seconds, attoseconds) = deadline.components
-        let timer = loop.scheduleTask(in: .nanoseconds(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)) {
-            expired.withLock { $0 = true }
-            task.cancel()
-        }
-        defer { timer.cancel() }
-        do {
-            return try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
+        let race = DeadlineRace<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                race.start(continuation)
+                let task = startTask {
+                    do {
+                        race.finish(.success(try await body()))
+                    } catch {
+                        race.finish(.failure(error))
+                    }
+                }
+                let timer = loop.scheduleTask(in: .nanoseconds(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)) {
+                    race.finish(.failure(DeadlineExceeded()))
+                }
+                race.attach(task: task, timer: timer)
             }
-        } catch {
-            if expired.withLock({ $0 }) { throw DeadlineExceeded() }
-            throw error
+        } onCancel: {
+            race.finish(.failure(CancellationError()))
         }
     }
 

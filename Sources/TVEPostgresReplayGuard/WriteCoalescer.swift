@@ -1,18 +1,20 @@
 import TVECrypto
 import TVETokens
 
-/// Gathers concurrent single-token checks into shared statements: while `maximumInFlight` statements are out, new
-/// keys wait and leave together in the next one (at most `maximumBatch` keys), so that under load the database commits
-/// once per group rather than once per token, with nothing held back when it is idle. A key queued behind a statement
-/// waits for it, so a check takes at most about twice the store's timeout.
+/// Gathers concurrent checks into shared statements: while `maximumInFlight` statements are out, new keys wait and
+/// leave together in the next one (about `maximumBatch` keys at most: a request's keys are never split), so that under
+/// load the database commits once per group rather than once per request, with nothing held back when it is idle. A
+/// single token and a batch of 64 coalesce alike. A key queued behind a statement waits for it, so a check takes at most
+/// about twice the store's timeout.
 final class WriteCoalescer: Sendable {
-    typealias Flush = @Sendable ([(key: TokenReplayKey, expiresAt: Int64)], Int64) async -> [ReplayDecision]
+    typealias Keys = [(key: TokenReplayKey, expiresAt: Int64)]
+    typealias Flush = @Sendable (Keys, Int64) async -> [ReplayDecision]
 
+    /// One request's keys and the continuation that takes their decisions (in the same order).
     private struct Waiter {
-        let key: TokenReplayKey
-        let expiresAt: Int64
+        let keys: Keys
         let now: Int64
-        let continuation: CheckedContinuation<ReplayDecision, Never>
+        let continuation: CheckedContinuation<[ReplayDecision], Never>
     }
 
     private struct State {
@@ -29,11 +31,12 @@ final class WriteCoalescer: Sendable {
         self.maximumBatch = max(1, maximumBatch)
     }
 
-    /// Decides `key` in the next statement `flush` sends (the statement of whoever finds a free slot).
-    func submit(_ key: TokenReplayKey, expiresAt: Int64, now: Int64, flush: @escaping Flush) async -> ReplayDecision {
-        await withCheckedContinuation { continuation in
+    /// Decides `keys` (in order) in the next statement `flush` sends: the statement of whoever finds a free slot.
+    func submit(_ keys: Keys, now: Int64, flush: @escaping Flush) async -> [ReplayDecision] {
+        guard !keys.isEmpty else { return [] }
+        return await withCheckedContinuation { continuation in
             let batch = state.withLock { state -> [Waiter]? in
-                state.pending.append(Waiter(key: key, expiresAt: expiresAt, now: now, continuation: continuation))
+                state.pending.append(Waiter(keys: keys, now: now, continuation: continuation))
                 guard state.inFlight < maximumInFlight else { return nil }
                 state.inFlight += 1
                 return take(&state)
@@ -42,30 +45,44 @@ final class WriteCoalescer: Sendable {
         }
     }
 
+    /// The waiters of the next statement: the first in line, then as many more as fit in `maximumBatch` keys.
     private func take(_ state: inout State) -> [Waiter] {
-        let count = min(state.pending.count, maximumBatch)
+        var count = 0
+        var keys = 0
+        for waiter in state.pending {
+            guard count == 0 || keys + waiter.keys.count <= maximumBatch else { break }
+            count += 1
+            keys += waiter.keys.count
+        }
         let batch = Array(state.pending.prefix(count))
         state.pending.removeFirst(count)
         return batch
     }
 
-    /// Sends `batch`, answers its waiters, then keeps sending what queued meanwhile until nothing is left.
-    private func drain(_ first: [Waiter], _ flush: Flush) async {
-        var batch = first
-        while true {
-            let decisions = await flush(batch.map { ($0.key, $0.expiresAt) }, batch.map(\.now).max() ?? 0)
-            for (index, waiter) in batch.enumerated() {
-                waiter.continuation.resume(returning: index < decisions.count ? decisions[index] : .unavailable(reason: "no decision"))
+    /// Sends `batch`; when it is decided, starts the statement of what queued meanwhile (before answering, so that the
+    /// database works on the next group while this one's answers are written), then answers its waiters.
+    private func drain(_ batch: [Waiter], _ flush: @escaping Flush) async {
+        let keys = batch.count == 1 ? batch[0].keys : batch.flatMap(\.keys)
+        let decisions = await flush(keys, batch.map(\.now).max() ?? 0)
+        let next = state.withLock { state -> [Waiter]? in
+            guard !state.pending.isEmpty else {
+                state.inFlight -= 1
+                return nil
             }
-            let next = state.withLock { state -> [Waiter]? in
-                guard !state.pending.isEmpty else {
-                    state.inFlight -= 1
-                    return nil
-                }
-                return take(&state)
+            return take(&state)
+        }
+        if let next { startTask { await self.drain(next, flush) } }
+        var offset = 0
+        for waiter in batch {
+            let end = offset + waiter.keys.count
+            if decisions.count == keys.count {
+                waiter.continuation.resume(returning: Array(decisions[offset..<end]))
+            } else {
+                // A store that answers once for the whole statement (it failed): that answer for every key.
+                let one = decisions.first ?? .unavailable(reason: "no decision")
+                waiter.continuation.resume(returning: Array(repeating: one, count: waiter.keys.count))
             }
-            guard let next else { return }
-            batch = next
+            offset = end
         }
     }
 }

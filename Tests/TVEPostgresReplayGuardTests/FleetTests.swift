@@ -147,6 +147,60 @@ struct FleetTests {
             #expect(after == .firstUse)
         }
     }
+
+    @Test(
+        "a statement the database never answers (a held lock, and no statement_timeout on the caller's client) fails closed at the guard's timeout"
+    )
+    func unansweredStatementFailsClosedAtTheDeadline() async throws {
+        var configuration = try PostgresCluster.configuration()
+        configuration.timeout = .milliseconds(300)
+        var postgres = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username, password: nil,
+            database: configuration.database, tls: .disable)
+        postgres.options.maximumConnections = 3
+        let client = PostgresClient(configuration: postgres)
+        let store = try PostgresReplayGuard(client: client, configuration: configuration)
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        try await store.createSchema()
+        let (locked, lockedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task {
+            // A holder that cannot take the lock ends the stream, so that the test fails instead of waiting.
+            defer { lockedContinuation.finish() }
+            try await client.withConnection { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: Logger(label: "test"))
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "LOCK TABLE \(configuration.table) IN ACCESS EXCLUSIVE MODE"), logger: Logger(label: "test"))
+                lockedContinuation.yield()
+                for await _ in release { break }
+                try await connection.query(PostgresQuery(unsafeSQL: "COMMIT"), logger: Logger(label: "test"))
+            }
+        }
+        var iterator = locked.makeAsyncIterator()
+        guard await iterator.next() != nil else {
+            Issue.record("the lock could not be taken: \(String(describing: await holder.result))")
+            return
+        }
+        // Should the guard wait for the database, the lock goes after 20 s, so that the test ends either way.
+        let safety = Task {
+            try? await Task.sleep(for: .seconds(20))
+            releaseContinuation.finish()
+        }
+        let key = try TokenReplayKey(signedBytes: Array(UUID().uuidString.utf8))
+        let started = ContinuousClock.now
+        let decision = await store.recordFirstUse(of: key, expiresAt: Int64.max / 2, now: 0)
+        let elapsed = ContinuousClock.now - started
+        releaseContinuation.finish()
+        safety.cancel()
+        try await holder.value
+        guard case .unavailable = decision else {
+            Issue.record("a statement that waits on a lock gave \(decision), not unavailable")
+            return
+        }
+        // 300 ms alone; the bound leaves room for a loaded machine, and is far below the 20 s the lock is held.
+        #expect(elapsed < .seconds(10), "the timeout is 300 ms; the call took \(elapsed)")
+    }
 }
 
 @Suite("PostgreSQL replay guard on the caller's client")
@@ -201,6 +255,37 @@ struct BatchStatementTests {
             #expect(decisions[size] == .replayed, "the second occurrence in one batch")
             let again = await store.recordFirstUses(of: batch, now: now)
             #expect(again.allSatisfy { $0 == .replayed })
+        }
+    }
+
+    @Test(
+        "rejectsReplayAcrossConcurrentBatches: concurrent batches share statements; a key in all of them is a first use in exactly one"
+    )
+    func concurrentBatches() async throws {
+        var configuration = try PostgresCluster.configuration(timeout: .seconds(5))
+        configuration.maximumConcurrentStatements = 1
+        let store = try PostgresReplayGuard(configuration: configuration)
+        try await withServices([store]) {
+            try await store.createSchema()
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let run = UUID().uuidString
+            let shared = try TokenReplayKey(signedBytes: Array("\(run) shared".utf8))
+            let results = await withTaskGroup(of: [ReplayDecision].self) { group in
+                for caller in 0..<8 {
+                    group.addTask {
+                        var keys = (0..<10).compactMap { try? TokenReplayKey(signedBytes: Array("\(run) \(caller) \($0)".utf8)) }
+                        keys.insert(shared, at: caller % keys.count)
+                        let decisions = await store.recordFirstUses(of: keys.map { (key: $0, expiresAt: now + 60_000) }, now: now)
+                        // The shared key's decision first, then the caller's own keys'.
+                        let index = caller % 10
+                        return [decisions[index]] + decisions.enumerated().filter { $0.offset != index }.map(\.element)
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 8)
+            #expect(results.filter { $0.first == .firstUse }.count == 1, "the shared key: \(results.map { $0.first })")
+            #expect(results.allSatisfy { $0.count == 11 && $0.dropFirst().allSatisfy { $0 == .firstUse } })
         }
     }
 }
