@@ -510,6 +510,19 @@ struct ServeCommandTests {
         private let lock = NSLock()
         private var data = Data()
         func append(_ chunk: Data) { lock.lock(); data.append(chunk); lock.unlock() }
+
+        /// Collects what `handle` reads until its end, then lets go of the handler (which holds the collector: a handler
+        /// left set keeps both for ever).
+        func collect(from handle: FileHandle) {
+            handle.readabilityHandler = { handle in
+                let chunk = handle.availableData
+                if chunk.isEmpty {
+                    handle.readabilityHandler = nil
+                } else {
+                    self.append(chunk)
+                }
+            }
+        }
         var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
     }
 
@@ -521,7 +534,7 @@ struct ServeCommandTests {
         process.arguments = ["serve", "--port", "0"] + arguments
         let errors = Pipe()
         let collector = Collector()
-        errors.fileHandleForReading.readabilityHandler = { handle in collector.append(handle.availableData) }
+        collector.collect(from: errors.fileHandleForReading)
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()

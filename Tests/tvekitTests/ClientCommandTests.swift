@@ -45,7 +45,7 @@ struct ClientCommandTests {
         login.arguments = Array(base.dropLast()) + ["login", "--mvpd", "SandboxCable"]
         let output = Pipe()
         let collector = ServeCommandTests.Collector()
-        output.fileHandleForReading.readabilityHandler = { handle in collector.append(handle.availableData) }
+        collector.collect(from: output.fileHandleForReading)
         login.standardOutput = output
         login.standardError = FileHandle.nullDevice
         try login.run()
