@@ -23,10 +23,14 @@ trap 'kill "${server:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 # Whoever starts the cluster stops it: started here, it stops when this script has exited.
 url=$(scripts/postgres.sh start --for-pid $$)
 # PostgreSQL shares CPU 1 with wrk (the server has CPU 0 to itself): its processes, and the backends it starts later,
-# run there for the benchmark and anywhere again afterwards.
-pin_postgres() { for pid in $(scripts/postgres.sh pids); do taskset -pc "$1" "$pid" >/dev/null 2>&1 || true; done; }
+# run there for the benchmark, and where they ran before afterwards (when the cluster outlives this script).
+command -v taskset >/dev/null || { echo "error: taskset (util-linux) is missing" >&2; exit 1; }
+postgres_pids=$(scripts/postgres.sh pids)
+postgres_cpus=$(taskset -pc "${postgres_pids%% *}" | awk '{print $NF}')
+pin_postgres() { for pid in $postgres_pids; do taskset -pc "$1" "$pid" >/dev/null 2>&1 || true; done; }
 pin_postgres 1
-trap 'kill "${server:-}" 2>/dev/null || true; pin_postgres "0-$(($(nproc) - 1))"; rm -rf "$work"' EXIT
+[ "$(taskset -pc "${postgres_pids%% *}" | awk '{print $NF}')" = 1 ] || { echo "error: PostgreSQL could not be pinned to CPU 1" >&2; exit 1; }
+trap 'kill "${server:-}" 2>/dev/null || true; pin_postgres "$postgres_cpus"; rm -rf "$work"' EXIT
 results="$work/results.txt"
 # Two hours of validity, so that tokens issued now stay valid through the runs.
 echo "== issuing unique tokens (two processes)"

@@ -6,28 +6,37 @@ import TVECrypto
 final class DeadlineRace<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
-        var finished = false
+        /// The outcome, once the race is over (kept for a caller whose continuation comes after it: a caller cancelled
+        /// before it started).
+        var outcome: Result<T, any Error>?
         var task: Task<Void, Never>?
         var timer: Scheduled<Void>?
     }
 
     private let state = Locked(State())
 
-    /// The caller's continuation, given before the statement starts.
-    func start(_ continuation: CheckedContinuation<T, any Error>) {
-        state.withLock { $0.continuation = continuation }
+    /// The caller's continuation, given before the statement starts. Returns false when the race is already over (the
+    /// caller was cancelled first): the continuation has then been resumed with that outcome, and nothing is to start.
+    func start(_ continuation: CheckedContinuation<T, any Error>) -> Bool {
+        let outcome = state.withLock { state -> Result<T, any Error>? in
+            if state.outcome == nil { state.continuation = continuation }
+            return state.outcome
+        }
+        guard let outcome else { return true }
+        continuation.resume(with: outcome)
+        return false
     }
 
     /// The statement's task and timer, once they exist; cancelled at once when the race is already over.
     func attach(task: Task<Void, Never>, timer: Scheduled<Void>) {
-        let finished = state.withLock { state -> Bool in
-            if !state.finished {
+        let over = state.withLock { state -> Bool in
+            if state.outcome == nil {
                 state.task = task
                 state.timer = timer
             }
-            return state.finished
+            return state.outcome != nil
         }
-        if finished {
+        if over {
             timer.cancel()
             task.cancel()
         }
@@ -36,8 +45,8 @@ final class DeadlineRace<T: Sendable>: Sendable {
     /// Ends the race with `result` unless it has ended already.
     func finish(_ result: Result<T, any Error>) {
         let taken = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Scheduled<Void>?)? in
-            guard !state.finished else { return nil }
-            state.finished = true
+            guard state.outcome == nil else { return nil }
+            state.outcome = result
             defer { (state.continuation, state.task, state.timer) = (nil, nil, nil) }
             return (state.continuation, state.task, state.timer)
         }

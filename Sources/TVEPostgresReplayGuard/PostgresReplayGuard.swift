@@ -14,13 +14,17 @@ import TVETokens
 /// - A key is the SHA-256 of a token's signed bytes (``TokenReplayKey``), stored as `bytea` with the time its record
 ///   may be forgotten (the token's end of validity, skew included). First use is decided by one statement,
 ///   `INSERT … ON CONFLICT (key) DO UPDATE … WHERE expired RETURNING`, which PostgreSQL makes atomic across every
-///   connection: of concurrent first uses exactly one returns a row. A batch is one statement over `unnest` arrays.
+///   connection: of concurrent first uses exactly one returns a row. Concurrent checks (single tokens and batches)
+///   share statements, at most ``Configuration/maximumConcurrentStatements`` in flight.
 /// - Expired keys are deleted in bounded batches (`FOR UPDATE SKIP LOCKED`, so that several instances prune without
 ///   waiting on each other) every ``Configuration/pruneInterval``; the table holds about one token lifetime of keys.
 /// - The schema is created when missing (also if it is dropped while running).
-/// - Every call is bounded by ``Configuration/timeout``: client side (the wait for a connection included) and server
-///   side (`statement_timeout`, `lock_timeout`). When the database cannot answer in time the decision is
-///   ``ReplayDecision/unavailable(reason:)`` and the verification fails closed (`REPLAY_CHECK_FAILED`).
+/// - Every call is bounded by ``Configuration/timeout``, twice at most: once for its wait for a statement slot, once
+///   for its statement (client side, the wait for a connection included, whether or not the database answers; server
+///   side too, by `statement_timeout` and `lock_timeout`). When the database cannot answer in time the decision is
+///   ``ReplayDecision/unavailable(reason:)`` and the verification fails closed (`REPLAY_CHECK_FAILED`). A statement
+///   whose answer comes after its deadline may still have committed: that token is then spent, and its retry is
+///   `REPLAYED` (never a second `VALID_TOKEN`).
 /// - postgres-nio's pool reconnects with back-off; the guard needs no restart after the database comes back.
 ///
 /// It is a ServiceLifecycle `Service`: run it (in a `ServiceGroup`, next to the server) for as long as it is used.
@@ -99,7 +103,8 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         self.clock = clock
         self.logger = logger
         metrics = StoreMetrics(factory: metricsFactory ?? MetricsSystem.factory)
-        coalescer = WriteCoalescer(maximumInFlight: configuration.maximumConcurrentStatements, maximumBatch: 1024)
+        coalescer = WriteCoalescer(
+            maximumInFlight: configuration.maximumConcurrentStatements, maximumBatch: 1024, maximumWait: configuration.timeout)
     }
 
     /// The table's name in a statement: validated as a plain lower-case identifier (``Configuration``), so it is written
@@ -302,7 +307,7 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         let race = DeadlineRace<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                race.start(continuation)
+                guard race.start(continuation) else { return }  // cancelled before it began
                 let task = startTask {
                     do {
                         race.finish(.success(try await body()))

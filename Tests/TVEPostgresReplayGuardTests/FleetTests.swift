@@ -7,6 +7,7 @@ import TVECrypto
 import TVEPostgresReplayGuard
 import TVETestSupport
 import TVETokens
+import TVEVerification
 import Testing
 
 /// The fleet on a real PostgreSQL (the project's throw-away cluster). Serialized: one test stops the database.
@@ -35,7 +36,8 @@ struct FleetTests {
 
     @Test("the database stopped under load: every answer fails closed, none is valid; after a restart the server recovers by itself")
     func databaseOutageFailsClosedThenRecovers() async throws {
-        let configuration = try PostgresCluster.configuration(timeout: .seconds(1))
+        // A cluster of its own: stopping the project's would fail the tests that run beside this one.
+        let configuration = try PostgresCluster.configuration(timeout: .seconds(1), url: try OutageCluster.start())
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let (store, server) = try fleetMember(configuration, ports: continuation)
         let tokens = try freshTokens(80)
@@ -50,16 +52,16 @@ struct FleetTests {
             }
             let before = try await burst(tokens[0..<20])
             #expect(before.allSatisfy { $0.1 == "VALID_TOKEN" })
-            try PostgresCluster.script("stop")
+            try OutageCluster.stop()
             do {
                 let during = try await burst(tokens[20..<60])
                 #expect(during.allSatisfy { $0 == (503, "REPLAY_CHECK_FAILED") }, "\(during.filter { $0.1 != "REPLAY_CHECK_FAILED" })")
                 #expect(!during.contains { $0.1 == "VALID_TOKEN" })
             } catch {
-                try PostgresCluster.restart()
+                _ = try OutageCluster.start()
                 throw error
             }
-            try PostgresCluster.restart()
+            _ = try OutageCluster.start()
             // The pool reconnects with back-off: the next tokens verify without restarting anything.
             var recovered = false
             for token in tokens[60..<70] where !recovered {
@@ -262,11 +264,38 @@ struct BatchStatementTests {
         "rejectsReplayAcrossConcurrentBatches: concurrent batches share statements; a key in all of them is a first use in exactly one"
     )
     func concurrentBatches() async throws {
-        var configuration = try PostgresCluster.configuration(timeout: .seconds(5))
+        var configuration = try PostgresCluster.configuration(timeout: .seconds(10))
         configuration.maximumConcurrentStatements = 1
-        let store = try PostgresReplayGuard(configuration: configuration)
-        try await withServices([store]) {
+        let metrics = VerificationMetrics()
+        let store = try PostgresReplayGuard(configuration: configuration, metricsFactory: metrics.factory)
+        var lockerConfiguration = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username, password: nil,
+            database: configuration.database, tls: .disable)
+        lockerConfiguration.options.maximumConnections = 1
+        let locker = PostgresClient(configuration: lockerConfiguration, backgroundLogger: Logger(label: "test"))
+        try await withServices([store, locker]) {
             try await store.createSchema()
+            // The first statement waits on a held lock, so that the other batches queue behind it and share the next.
+            let (locked, lockedContinuation) = AsyncStream.makeStream(of: Void.self)
+            let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+            let table = configuration.table
+            let holder = Task {
+                defer { lockedContinuation.finish() }
+                try await locker.withConnection { connection in
+                    try await connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: Logger(label: "test"))
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: "LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE"),
+                        logger: Logger(label: "test"))
+                    lockedContinuation.yield()
+                    for await _ in release { break }
+                    try await connection.query(PostgresQuery(unsafeSQL: "COMMIT"), logger: Logger(label: "test"))
+                }
+            }
+            var iterator = locked.makeAsyncIterator()
+            guard await iterator.next() != nil else {
+                Issue.record("the lock could not be taken: \(String(describing: await holder.result))")
+                return
+            }
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let run = UUID().uuidString
             let shared = try TokenReplayKey(signedBytes: Array("\(run) shared".utf8))
@@ -281,11 +310,20 @@ struct BatchStatementTests {
                         return [decisions[index]] + decisions.enumerated().filter { $0.offset != index }.map(\.element)
                     }
                 }
+                try? await Task.sleep(for: .milliseconds(300))
+                releaseContinuation.finish()
                 return await group.reduce(into: []) { $0.append($1) }
             }
+            try await holder.value
             #expect(results.count == 8)
             #expect(results.filter { $0.first == .firstUse }.count == 1, "the shared key: \(results.map { $0.first })")
             #expect(results.allSatisfy { $0.count == 11 && $0.dropFirst().allSatisfy { $0 == .firstUse } })
+            // One statement waited on the lock; the batches that queued meanwhile left together.
+            let statements = metrics.prometheusText().split(separator: "\n")
+                .first { $0.hasPrefix("tvekit_replay_store_seconds_count") }
+                .flatMap { $0.split(separator: " ").last }
+                .flatMap { Int($0) }
+            #expect(statements.map { $0 < 8 } == true, "8 batches took \(String(describing: statements)) statements")
         }
     }
 }

@@ -22,11 +22,19 @@ enum PostgresCluster {
 
     /// Runs `scripts/postgres.sh COMMAND` and returns its output.
     @discardableResult
-    static func script(_ arguments: String...) throws -> String {
+    static func script(_ arguments: String...) throws -> String { try script(arguments) }
+
+    /// Runs `scripts/postgres.sh` with `arguments` on the cluster in `directory` (the project's, under .postgres/, by
+    /// default).
+    @discardableResult
+    static func script(_ arguments: [String], directory: String? = nil) throws -> String {
         let command = arguments.joined(separator: " ")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [repository.appendingPathComponent("scripts/postgres.sh").path] + arguments
+        if let directory {
+            process.environment = ProcessInfo.processInfo.environment.merging(["TVEKIT_POSTGRES_DIR": directory]) { $1 }
+        }
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -52,27 +60,30 @@ enum PostgresCluster {
         return try started.get()
     }
 
-    /// Starts the cluster again (after a test stopped it): tied to this process unless the runner gave the cluster
-    /// (TVEKIT_POSTGRES_URL), whose owner stops it.
-    static func restart() throws {
-        if ProcessInfo.processInfo.environment["TVEKIT_POSTGRES_URL"].map({ !$0.isEmpty }) == true {
-            try script("start")
-        } else {
-            try script("start", "--for-pid", String(ProcessInfo.processInfo.processIdentifier))
-        }
-    }
-
     /// One start per test process, tied to it: a cluster this process started stops once the process has exited.
     private static let started = Result { try script("start", "--for-pid", String(ProcessInfo.processInfo.processIdentifier)) }
 
-    /// A configuration on a table of the test's own.
-    static func configuration(timeout: Duration = .seconds(5)) throws -> PostgresReplayGuard.Configuration {
-        var configuration = try PostgresReplayGuard.Configuration(url: try url(), password: nil)
+    /// A configuration on a table of the test's own (on the cluster at `url`, the project's by default).
+    static func configuration(timeout: Duration = .seconds(5), url: String? = nil) throws -> PostgresReplayGuard.Configuration {
+        var configuration = try PostgresReplayGuard.Configuration(url: try url ?? Self.url(), password: nil)
         configuration.tls = .disable
         configuration.table = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
         configuration.timeout = timeout
         return configuration
     }
+}
+
+/// A cluster of its own (under .postgres-outage/) for the test that stops its database, so that the tests running beside
+/// it keep theirs. Started by the first call, and stopped once the test process has exited.
+enum OutageCluster {
+    static let directory = PostgresCluster.repository.appendingPathComponent(".postgres-outage").path
+
+    /// Starts the cluster (creating it the first time) and returns its URL.
+    static func start() throws -> String {
+        try PostgresCluster.script(["start", "--for-pid", String(ProcessInfo.processInfo.processIdentifier)], directory: directory)
+    }
+
+    static func stop() throws { try PostgresCluster.script(["stop"], directory: directory) }
 }
 
 /// Runs `services` in a ServiceGroup for the body, then shuts them down gracefully.
