@@ -5,7 +5,7 @@ SWIFT ?= swift
 # pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make speed` for its comparison.
 APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl python3
 
-.PHONY: fleet-bench all deps build browser-test lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
+.PHONY: docs docs-check fleet-bench all deps build browser-test lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
 
 all: build
 
@@ -80,6 +80,15 @@ demo: deps
 speed: deps
 	$(SWIFT) build -c release --product tvekit
 	.build/release/tvekit speed --seconds 4 --compare-openssl
+
+# The DocC documentation of every library product, built with the toolchain's docc into .build-docs/site/ (a static
+# site: serve the folder, e.g. `python3 -m http.server -d .build-docs/site`), DocC warnings as errors, after checking
+# that every public declaration has a documentation comment. `make docs-check` runs only the check.
+docs: deps
+	scripts/docs.sh
+
+docs-check: deps
+	scripts/docs.sh --check
 
 # ThreadSanitizer over every test target (the libraries, the local service provider, the flow layer, the verification
 # server and the fleet on its own PostgreSQL cluster, the CLI), one test at a time: in parallel on two cores, the

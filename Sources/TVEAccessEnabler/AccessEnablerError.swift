@@ -55,7 +55,9 @@ public struct AccessEnablerError: Error, Sendable, Hashable, CustomStringConvert
         public static let tempPassExpired = Code("N111")
     }
 
+    /// What went wrong, as the AccessEnabler constant the delegate API reports (see ``Code``).
     public let code: Code
+    /// What went wrong and where, in words (for a denial, the MVPD's message); never a secret.
     public let message: String
     /// The HTTP status the service provider answered, when one did.
     public let httpStatus: Int?
@@ -64,6 +66,7 @@ public struct AccessEnablerError: Error, Sendable, Hashable, CustomStringConvert
     /// REST API v2: the advanced status the delegate API sends with the failure (``EnhancedErrorMapping/Entry/status``).
     public let advancedStatus: String?
 
+    /// An error with no Enhanced Error: `code`, `message` and the HTTP status the service provider answered, if any.
     public init(_ code: Code, _ message: String, httpStatus: Int? = nil) {
         self.init(code, message, httpStatus: httpStatus, enhancedCode: nil, advancedStatus: nil)
     }

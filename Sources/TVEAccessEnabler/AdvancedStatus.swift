@@ -1,11 +1,24 @@
 /// An advanced status of the Apple SSO path (`status` callback).
 public struct AdvancedStatus: Sendable, Hashable, CustomStringConvertible {
-    public enum Level: String, Sendable, Hashable { case info, warning, error }
+    /// How serious a status is.
+    public enum Level: String, Sendable, Hashable {
+        /// `info` for an event (`N003`, `N005`, `VSA203`, `REGCODE`); `warning` for a refusal, an unsupported
+        /// provider or a logout the service provider could not be told of (`N004`, `VSA403`, `VSA404`); `error`
+        /// for a failure (`VSA503`, `APPL_ERROR`, a failed call's code).
+        case info, warning, error
+    }
+    /// The status code (`N003`, `VSA203`, `REGCODE`, ...), or the code of the error it reports.
     public let id: String
+    /// How serious it is.
     public let level: Level
+    /// What happened, in words; for `REGCODE`, the registration code to show.
     public let message: String
+    /// More about it, when there is more: the framework's error for `APPL_ERROR`, the Enhanced Error code for a REST
+    /// API v2 failure.
     public let details: String?
 
+    /// A status. The flow layer's own are the static members below (``otherProvider``, ``registrationCode(_:)``, ...)
+    /// and those it makes from errors.
     public init(id: String, level: Level, message: String, details: String? = nil) {
         self.id = id
         self.level = level

@@ -4,9 +4,16 @@ import TVETokens
 extension AsyncAccessEnabler {
     /// What does not change per call.
     public struct Configuration: Sendable {
+        /// How the service providers are reached: ``URLSessionTransport`` by default.
         public var transport: any EntitlementTransport
+        /// Where the tokens are kept: ``InMemoryTokenStore`` by default (gone with the process); a ``FileTokenStore``
+        /// keeps them across launches. Its calls run on a serial dispatch queue of their own.
         public var tokenStore: any EntitlementTokenStore
+        /// The current time (milliseconds since the epoch) that expiries are checked against: the stored tokens, the
+        /// access token, a tvOS login's session. The system clock (`SystemMediaTokenClock`) by default.
         public var clock: any MediaTokenClock
+        /// The device platform, iOS by default: it decides the login path, the platform sent to the service providers
+        /// and the platform fields of the tracking data.
         public var platform: EntitlementPlatform
         /// The URL a login or logout ends at (`ADOBEPASS_REDIRECT_URL`, or the app's custom scheme).
         public var redirectURL: String
@@ -16,6 +23,8 @@ extension AsyncAccessEnabler {
         /// 10 s) and the limit. REST API v2: every interval clamped to 3–5 s, as Adobe asks, until the session's
         /// `notAfter` or the limit, whichever comes first.
         public var pollingInterval: Duration
+        /// The longest the tvOS flow waits for the second screen, counted as the sum of the polling intervals slept
+        /// (30 minutes by default); then the wait fails with ``AccessEnablerError/Code/genericAuthentication``.
         public var pollingTimeout: Duration
         /// How the flow layer waits (back-off, polling); tests make it instant.
         public var sleep: @Sendable (Duration) async -> Void
@@ -24,6 +33,9 @@ extension AsyncAccessEnabler {
         /// The REST API spoken to the service providers: v2 by default (see ``ServiceAPI``).
         public var api: ServiceAPI
 
+        /// A configuration. The defaults: ``URLSessionTransport``, ``InMemoryTokenStore``, the system clock, iOS,
+        /// ``AsyncAccessEnabler/defaultRedirectURL``, no metadata decryptor, polling every 2 s for up to 30 minutes,
+        /// `Task.sleep`, no single-sign-on framework and REST API v2.
         public init(
             transport: any EntitlementTransport = URLSessionTransport(), tokenStore: any EntitlementTokenStore = InMemoryTokenStore(),
             clock: any MediaTokenClock = SystemMediaTokenClock(), platform: EntitlementPlatform = .iOS,

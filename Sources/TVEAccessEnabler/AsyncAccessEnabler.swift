@@ -17,6 +17,7 @@ public actor AsyncAccessEnabler {
     /// Adobe's staging service provider (for integration tests against Adobe).
     public static let stagingServiceProvider = URL(string: "https://sp.auth-staging.adobe.com")
 
+    /// What the enabler was made with; it does not change, and is read without awaiting the actor.
     public nonisolated let configuration: Configuration
     private let serial: SerialQueue
     private let session: SessionStore
@@ -65,6 +66,7 @@ public actor AsyncAccessEnabler {
     /// `setOptions`: applies to every later call.
     public func setOptions(_ options: Options) async { await setup.setOptions(options) }
 
+    /// The options of the last ``setOptions(_:)`` (all unset before the first).
     public var currentOptions: Options { setup.options }
 
     /// The merged MVPD list of the last `setRequestor`.

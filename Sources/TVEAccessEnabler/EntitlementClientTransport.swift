@@ -8,10 +8,12 @@ import OpenAPIRuntime
 ///
 /// A request body is read up to ``maximumRequestBytes``; the answer's body is the transport's (already bounded by it).
 public struct EntitlementClientTransport: ClientTransport {
+    /// The flow layer's transport, which sends every request.
     public let transport: any EntitlementTransport
     /// The largest request body sent (a `SAMLResponse` is the largest v2 body).
     public static let maximumRequestBytes = 2 << 20
 
+    /// Sends the generated client's requests through `transport`.
     public init(_ transport: any EntitlementTransport) {
         self.transport = transport
     }

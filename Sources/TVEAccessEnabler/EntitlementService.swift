@@ -98,6 +98,7 @@ extension AsyncAccessEnabler {
     /// v1 stays selectable per app (``Configuration/api``). The deprecated identities (a signed requestor ID, the
     /// clientless secret) speak v1 whatever is chosen: REST API v2 admits only Dynamic Client Registration.
     public enum ServiceAPI: String, Sendable, Hashable, CaseIterable {
+        /// `v1`: REST API v1 (`/api/v1`, no longer supported by Adobe). `v2`: REST API v2 (`/api/v2`), the default.
         case v1, v2
     }
 }

@@ -8,11 +8,13 @@ import TVECrypto
 /// not parse (a crash mid-write on a file system without ordering, a foreign file) is moved aside and the store starts
 /// empty: it is a cache, and a broken cache must not lock the app out.
 public final class FileTokenStore: EntitlementTokenStore {
+    /// The directory of the files (created 0700 by the first save when it does not exist).
     public let directory: URL
     /// The largest file read back (a store never writes more than a few kilobytes).
     static let maximumFileBytes = 1 << 20
     private let lock = Locked(())
 
+    /// A store in `directory`; nothing is read or created until the first call.
     public init(directory: URL) {
         self.directory = directory
     }
@@ -22,6 +24,11 @@ public final class FileTokenStore: EntitlementTokenStore {
         return directory.appendingPathComponent("entitlements-" + digest.map { String(format: "%02x", $0) }.joined() + ".json")
     }
 
+    /// The tokens stored for `requestor`, or nil when there is no file, or when it is over 1 MiB or does not parse
+    /// (it is then moved aside). Blocks on file I/O; calls on one store run one at a time.
+    ///
+    /// - Throws: ``AccessEnablerError/Code/storageError`` when the file cannot be opened (a symbolic link is not
+    ///   followed) or is not a regular file.
     public func load(requestor: String) throws -> StoredEntitlements? {
         try lock.withLock { _ in
             let url = file(for: requestor)
@@ -53,6 +60,11 @@ public final class FileTokenStore: EntitlementTokenStore {
         _ = rename(url.path, url.path + ".unreadable-" + UUID().uuidString.lowercased())
     }
 
+    /// Writes the tokens of `requestor` atomically (see the type's description). Past 1 MiB, the authorizations that
+    /// expire soonest are left out until the file fits. Blocks on file I/O; calls on one store run one at a time.
+    ///
+    /// - Throws: ``AccessEnablerError/Code/storageError`` when the directory cannot be created, is not a directory or
+    ///   others can write to it, or when the file cannot be written.
     public func save(_ entitlements: StoredEntitlements, requestor: String) throws {
         try lock.withLock { _ in
             try prepareDirectory()

@@ -2,8 +2,11 @@ import Foundation
 
 /// An MVPD as the flow layer presents it (`displayProviderDialog`, `selectedProvider`).
 public struct MVPD: Sendable, Hashable, Codable {
+    /// The MVPD's identifier, as the requestor's configuration names it.
     public var id: String
+    /// The name to show the user (the ID when the configuration gives none).
     public var displayName: String
+    /// The logo's URL, when the configuration gives one.
     public var logoURL: URL?
     /// Boarded for platform single sign-on.
     public var enablePlatformServices: Bool
@@ -20,6 +23,7 @@ public struct MVPD: Sendable, Hashable, Codable {
     /// Shown in the platform's provider picker (REST API v2's `displayInPlatformPicker`; true when not said).
     public var displayInPlatformPicker: Bool
 
+    /// An MVPD; only the ID, the name and the service provider are required.
     public init(
         id: String, displayName: String, logoURL: URL? = nil, enablePlatformServices: Bool = false, boardingStatus: String? = nil,
         platformMappingID: String? = nil, requiredMetadataFields: [String] = [], serviceProvider: URL, isTempPass: Bool = false,

@@ -2,6 +2,7 @@
 public struct StoredEntitlements: Sendable, Hashable, Codable {
     /// The device ID sent to the service provider (generated once, kept).
     public var deviceID: String
+    /// The device's authentication, or nil when there is none (once it expires, it goes with the authorizations).
     public var authentication: AuthenticationToken?
     /// Authorizations by resource.
     public var authorizations: [String: AuthorizationToken]
@@ -18,6 +19,7 @@ public struct StoredEntitlements: Sendable, Hashable, Codable {
     /// before anything else, and adopts no profile meanwhile.
     public var pendingLogout: String?
 
+    /// The tokens of the device `deviceID`; none by default.
     public init(
         deviceID: String, authentication: AuthenticationToken? = nil, authorizations: [String: AuthorizationToken] = [:],
         selectedMVPD: MVPD? = nil

@@ -4,6 +4,7 @@ public struct TVProviderMetadataRequest: Sendable, Hashable {
     public var channelIdentifier: String
     /// When interactive: the providers the picker shows (platform identifiers, in order) and those it features.
     public var providerIdentifiers: [String]
+    /// The providers the picker features, among ``providerIdentifiers`` (platform identifiers).
     public var featuredProviderIdentifiers: [String]
     /// The SAML attributes to include (the MVPD's `requiredMetadataFields`).
     public var attributeNames: [String]
@@ -12,6 +13,8 @@ public struct TVProviderMetadataRequest: Sendable, Hashable {
     /// May the framework show its provider picker?
     public var isInterruptionAllowed: Bool
 
+    /// A request; by default for Adobe's SAML issuer, not interactive, with no providers, attributes or verification
+    /// token.
     public init(
         channelIdentifier: String = "https://saml.sp.auth.adobe.com", providerIdentifiers: [String] = [],
         featuredProviderIdentifiers: [String] = [], attributeNames: [String] = [], verificationToken: String? = nil,

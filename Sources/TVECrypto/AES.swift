@@ -112,6 +112,8 @@ public enum AES {
             public var ciphertext: [UInt8]
             /// The 16-byte authentication tag.
             public var tag: [UInt8]
+            /// A box from a ciphertext and its tag as received. Nothing is checked here: ``AES/GCM/open(_:key:nonce:authenticating:)``
+            /// refuses a tag that is not 16 bytes with ``TVECryptoError/Code/authenticationFailed``.
             public init(ciphertext: [UInt8], tag: [UInt8]) {
                 self.ciphertext = ciphertext
                 self.tag = tag
@@ -120,7 +122,10 @@ public enum AES {
 
         /// Encrypts and authenticates `plaintext`, and authenticates `authenticatedData`.
         /// - Parameters:
+        ///   - plaintext: the bytes to encrypt.
+        ///   - key: 16, 24 or 32 bytes (AES-128, AES-192 or AES-256).
         ///   - nonce: 12 bytes, never reused with the same key.
+        ///   - authenticatedData: bytes authenticated but not encrypted (empty by default).
         /// - Throws: ``TVECryptoError/Code/invalidParameter`` for a bad key or nonce length.
         public static func seal(
             _ plaintext: some DataProtocol, key: some DataProtocol, nonce: some DataProtocol,

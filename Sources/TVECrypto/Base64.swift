@@ -16,8 +16,10 @@ public enum Base64 {
     }
 
     /// Encodes `bytes` as padded standard Base64.
-    /// - Parameter lineLength: when given (a positive multiple of 4, such as 64 or 76), inserts `\n` after every
-    ///   `lineLength` characters (no trailing newline).
+    /// - Parameters:
+    ///   - bytes: the bytes to encode.
+    ///   - lineLength: when given (a positive multiple of 4, such as 64 or 76), inserts `\n` after every `lineLength`
+    ///     characters (no trailing newline).
     public static func encode(_ bytes: some DataProtocol, lineLength: Int? = nil) -> String {
         Base64Codec.encode(bytes, alphabet: Base64Codec.standardAlphabet, padding: true, lineLength: lineLength)
     }
@@ -50,7 +52,10 @@ public enum Base64 {
 
     /// Decodes standard Base64 into a caller's buffer, with no allocation (the same rules and errors as
     /// ``decode(buffer:options:)``).
-    /// - Parameter output: at least ``maximumDecodedCount(forEncodedCount:)`` bytes; wiped on an error.
+    /// - Parameters:
+    ///   - buffer: the Base64 text.
+    ///   - output: at least ``maximumDecodedCount(forEncodedCount:)`` bytes; wiped on an error.
+    ///   - options: what to skip in the text (nothing by default).
     /// - Returns: the number of bytes written.
     /// - Throws: ``TVECryptoError/Code/invalidBase64``, or ``TVECryptoError/Code/invalidParameter`` when `output`
     ///   is too small.

@@ -9,10 +9,15 @@ public struct HashFunction: Hashable, Sendable, CustomStringConvertible {
     enum Backing: String, Sendable { case sha1 = "SHA-1", sha224 = "SHA-224", sha256 = "SHA-256", sha384 = "SHA-384", sha512 = "SHA-512" }
     let backing: Backing
 
+    /// SHA-1 (20-byte digest): for HMAC-SHA1 and RSA-OAEP only; refused for RSA signatures.
     public static let sha1 = HashFunction(backing: .sha1)
+    /// SHA-224 (28-byte digest).
     public static let sha224 = HashFunction(backing: .sha224)
+    /// SHA-256 (32-byte digest).
     public static let sha256 = HashFunction(backing: .sha256)
+    /// SHA-384 (48-byte digest).
     public static let sha384 = HashFunction(backing: .sha384)
+    /// SHA-512 (64-byte digest).
     public static let sha512 = HashFunction(backing: .sha512)
 
     /// Looks a hash function up by its usual name (`SHA-256`, `sha256`, `SHA256`, ...); `nil` when unknown.

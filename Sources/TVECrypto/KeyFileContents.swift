@@ -8,8 +8,11 @@ import Foundation
 public struct KeyFileContents: Sendable {
     /// One object found in the file.
     public enum Item: Sendable {
+        /// An X.509 certificate.
         case certificate(X509Certificate)
+        /// An RSA public key.
         case publicKey(RSAPublicKey)
+        /// An RSA private key, decrypted with the password when it was encrypted.
         case privateKey(RSAPrivateKey)
     }
 
@@ -19,7 +22,9 @@ public struct KeyFileContents: Sendable {
     public let items: [Item]
 
     /// Reads `bytes`.
-    /// - Parameter password: the passphrase of an encrypted private key or the password of a PKCS#12 file.
+    /// - Parameters:
+    ///   - bytes: the file's contents: PEM (any number of objects), DER or PKCS#12.
+    ///   - password: the passphrase of an encrypted private key or the password of a PKCS#12 file.
     /// - Throws: the ``TVECryptoError`` of the first object that does not load, or
     ///   ``TVECryptoError/Code/malformedKey`` when nothing is recognised.
     public static func inspect(_ bytes: some DataProtocol, password: String? = nil) throws -> KeyFileContents {

@@ -77,8 +77,10 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The public key of an X.509 certificate.
-    /// - Parameter allowing1024BitKeys: accept keys of 1024 to 2047 bits (legacy signers such as Adobe's media-token
-    ///   key of 2015–2017); off by default. Only for verifying what such a key signed.
+    /// - Parameters:
+    ///   - certificate: the certificate whose subject public key is taken (its validity is not checked here).
+    ///   - allowing1024BitKeys: accept keys of 1024 to 2047 bits (legacy signers such as Adobe's media-token key of
+    ///     2015–2017); off by default. Only for verifying what such a key signed.
     public init(certificate: X509Certificate, allowing1024BitKeys: Bool = false) throws {
         try self.init(certificate: certificate, policy: SizePolicy(allowing1024BitKeys: allowing1024BitKeys))
     }
@@ -92,8 +94,10 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Loads whatever a key file may hold: a PEM or DER public key (SubjectPublicKeyInfo or PKCS#1) or an
     /// X.509 certificate (PEM or DER), whose key is taken. This is what `tvekit signature verify` reads.
-    /// - Parameter allowing1024BitKeys: accept keys of 1024 to 2047 bits; off by default. Only for verifying what a
-    ///   legacy signer signed (Adobe's media-token key of 2015–2017 has 1024 bits).
+    /// - Parameters:
+    ///   - bytes: the file's contents, PEM or DER.
+    ///   - allowing1024BitKeys: accept keys of 1024 to 2047 bits; off by default. Only for verifying what a legacy
+    ///     signer signed (Adobe's media-token key of 2015–2017 has 1024 bits).
     public init(encodedKeyOrCertificate bytes: some DataProtocol, allowing1024BitKeys: Bool = false) throws {
         let policy = SizePolicy(allowing1024BitKeys: allowing1024BitKeys)
         try checkInputSize(bytes.count, limit: X509Certificate.maximumEncodedBytes, what: "public key or certificate")
@@ -300,7 +304,7 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Encrypts any amount of data as concatenated RSAES-PKCS1-v1_5 blocks, each exactly the modulus size, as
     /// Adobe Pass user metadata does (FORMATS.md §2). Each block holds up to modulus bytes − 11 of plaintext.
-    /// - Warning: PKCS#1 v1.5 encryption is legacy; see ``RSAEncryptionPadding/_weakAndInsecurePKCS1v15``.
+    /// - Warning: PKCS#1 v1.5 encryption is legacy; see `RSAEncryptionPadding/_weakAndInsecurePKCS1v15`.
     public func encryptPKCS1v15Blocks(_ plaintext: some DataProtocol) throws -> [UInt8] {
         guard plaintext.count <= RSAPrivateKey.maximumBlockCiphertextBytes / 2 else {
             throw TVECryptoError.inputTooLarge(reason: "the plaintext is over \(RSAPrivateKey.maximumBlockCiphertextBytes / 2) bytes")

@@ -135,69 +135,101 @@ public struct TVECryptoError: Error, Hashable, Sendable, CustomStringConvertible
 
     // MARK: Factories (one per code, as in swift-certificates)
 
+    /// Makes an error with the code ``TVECryptoError/Code/emptyInput``; `reason` is "the input is empty" unless given.
+    /// `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func emptyInput(reason: String = "the input is empty", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .emptyInput, reason: reason, openSSLErrors: [], file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/inputTooLarge``.
+    /// `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func inputTooLarge(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .inputTooLarge, reason: reason, openSSLErrors: [], file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/invalidBase64``.
+    /// `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func invalidBase64(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .invalidBase64, reason: reason, openSSLErrors: [], file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/malformedKey``, draining this thread's OpenSSL error queue into
+    /// ``TVECryptoError/openSSLErrors``. `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func malformedKey(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .malformedKey, reason: reason, openSSLErrors: drainOpenSSLErrors(), file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/malformedCertificate``, draining this thread's OpenSSL error queue into
+    /// ``TVECryptoError/openSSLErrors``. `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func malformedCertificate(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .malformedCertificate, reason: reason, openSSLErrors: drainOpenSSLErrors(), file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/malformedPKCS12``, draining this thread's OpenSSL error queue into
+    /// ``TVECryptoError/openSSLErrors``. `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func malformedPKCS12(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .malformedPKCS12, reason: reason, openSSLErrors: drainOpenSSLErrors(), file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/unsupportedKeyType``.
+    /// `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func unsupportedKeyType(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .unsupportedKeyType, reason: reason, openSSLErrors: [], file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/keyTooSmall``.
+    /// `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func keyTooSmall(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .keyTooSmall, reason: reason, openSSLErrors: [], file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/keyTooLarge``.
+    /// `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func keyTooLarge(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .keyTooLarge, reason: reason, openSSLErrors: [], file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/passphraseRequired``. This thread's OpenSSL error queue is cleared, not
+    /// reported. `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func passphraseRequired(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         clearOpenSSLErrors()
         return Self(code: .passphraseRequired, reason: reason, openSSLErrors: [], file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/wrongPassword``. This thread's OpenSSL error queue is cleared, not
+    /// reported. `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func wrongPassword(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         clearOpenSSLErrors()
         return Self(code: .wrongPassword, reason: reason, openSSLErrors: [], file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/keyCertificateMismatch``. This thread's OpenSSL error queue is cleared, not
+    /// reported. `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func keyCertificateMismatch(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         clearOpenSSLErrors()
         return Self(code: .keyCertificateMismatch, reason: reason, openSSLErrors: [], file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/unsupportedAlgorithm``.
+    /// `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func unsupportedAlgorithm(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .unsupportedAlgorithm, reason: reason, openSSLErrors: [], file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/invalidParameter``, draining this thread's OpenSSL error queue into
+    /// ``TVECryptoError/openSSLErrors``. `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func invalidParameter(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .invalidParameter, reason: reason, openSSLErrors: drainOpenSSLErrors(), file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/signingFailed``, draining this thread's OpenSSL error queue into
+    /// ``TVECryptoError/openSSLErrors``. `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func signingFailed(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .signingFailed, reason: reason, openSSLErrors: drainOpenSSLErrors(), file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/encryptionFailed``, draining this thread's OpenSSL error queue into
+    /// ``TVECryptoError/openSSLErrors``. `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func encryptionFailed(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .encryptionFailed, reason: reason, openSSLErrors: drainOpenSSLErrors(), file: file, line: line)
@@ -209,6 +241,9 @@ public struct TVECryptoError: Error, Hashable, Sendable, CustomStringConvertible
         clearOpenSSLErrors()
         return Self(code: .decryptionFailed, reason: "decryption failed", openSSLErrors: [], file: "TVECrypto", line: 0)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/authenticationFailed``; `reason` is "the authentication tag does not
+    /// verify" unless given. This thread's OpenSSL error queue is cleared, not reported.
+    /// `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func authenticationFailed(
         reason: String = "the authentication tag does not verify", file: String = #fileID, line: UInt = #line
@@ -216,10 +251,15 @@ public struct TVECryptoError: Error, Hashable, Sendable, CustomStringConvertible
         clearOpenSSLErrors()
         return Self(code: .authenticationFailed, reason: reason, openSSLErrors: [], file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/randomFailure``, draining this thread's OpenSSL error queue into
+    /// ``TVECryptoError/openSSLErrors``; `reason` is "RAND_bytes failed" unless given.
+    /// `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func randomFailure(reason: String = "RAND_bytes failed", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .randomFailure, reason: reason, openSSLErrors: drainOpenSSLErrors(), file: file, line: line)
     }
+    /// Makes an error with the code ``TVECryptoError/Code/openSSLFailure``, draining this thread's OpenSSL error queue into
+    /// ``TVECryptoError/openSSLErrors``. `file` and `line` (the caller's by default) end its ``TVECryptoError/description``.
     @inline(never)
     public static func openSSLFailure(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .openSSLFailure, reason: reason, openSSLErrors: drainOpenSSLErrors(), file: file, line: line)

@@ -24,11 +24,14 @@ public struct JSONParsingError: Error, Hashable, Sendable, CustomStringConvertib
         public static let invalidNumber = Code(rawValue: "invalidNumber")
     }
 
+    /// The stable code; two errors are equal when their codes are.
     public let code: Code
     /// The byte offset of the problem.
     public let offset: Int
+    /// What was wrong, in words (the parser's reasons never quote the text).
     public let reason: String
 
+    /// An error with the given code, byte offset and reason.
     public init(_ code: Code, offset: Int, reason: String) {
         self.code = code
         self.offset = offset

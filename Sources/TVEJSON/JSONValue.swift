@@ -5,12 +5,20 @@ import Foundation
 /// Integers that fit `Int64` are kept exact (``integer(_:)``); other numbers are ``number(_:)``. Equality is JSON's:
 /// `50` equals `50.0`.
 public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// An integer that fits `Int64`, kept exact. The parser makes one for a number without a fraction or exponent.
     case integer(Int64)
+    /// Any other number: one with a fraction or an exponent, or an integer beyond `Int64`. The parser makes only finite
+    /// ones; ``jsonText`` writes a non-finite one as `null`.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object; ``jsonText`` writes its keys sorted.
     case object([String: JSONValue])
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {

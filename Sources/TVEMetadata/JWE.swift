@@ -11,7 +11,9 @@ import TVECrypto
 public enum JWE {
     /// A key-transport algorithm (`alg`).
     public enum KeyAlgorithm: String, Sendable, Hashable, CaseIterable {
+        /// RSAES-OAEP with SHA-1 and MGF1-SHA-1.
         case rsaOAEP = "RSA-OAEP"
+        /// RSAES-OAEP with SHA-256 and MGF1-SHA-256.
         case rsaOAEP256 = "RSA-OAEP-256"
         /// RSAES-PKCS1-v1_5: open to Bleichenbacher's attack; decrypted only with
         /// ``MetadataDecryptor/Options/allowsRSA1_5``.
@@ -28,9 +30,13 @@ public enum JWE {
 
     /// A content-encryption algorithm (`enc`).
     public enum ContentAlgorithm: String, Sendable, Hashable, CaseIterable {
+        /// AES-128-CBC with HMAC-SHA-256 (RFC 7518 §5.2.3): a 32-byte key, a 16-byte IV and a 16-byte tag.
         case a128CBCHS256 = "A128CBC-HS256"
+        /// AES-256-CBC with HMAC-SHA-512 (RFC 7518 §5.2.5): a 64-byte key, a 16-byte IV and a 32-byte tag.
         case a256CBCHS512 = "A256CBC-HS512"
+        /// AES-128-GCM: a 16-byte key, a 12-byte IV and a 16-byte tag.
         case a128GCM = "A128GCM"
+        /// AES-256-GCM: a 32-byte key, a 12-byte IV and a 16-byte tag.
         case a256GCM = "A256GCM"
 
         /// The content-encryption key length in bytes.

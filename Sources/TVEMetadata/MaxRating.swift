@@ -9,6 +9,7 @@ public struct MaxRating: Sendable, Hashable {
     /// Where the user manages the ratings.
     public var url: String?
 
+    /// Creates a rating ceiling from its parts, any of which may be absent.
     public init(mpaa: String?, vchip: String?, url: String?) {
         self.mpaa = mpaa
         self.vchip = vchip

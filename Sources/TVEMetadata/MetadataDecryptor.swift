@@ -25,6 +25,7 @@ public struct MetadataDecryptor: Sendable {
         /// Accept JWE values whose `alg` is `RSA1_5`. Off by default.
         public var allowsRSA1_5: Bool
 
+        /// Creates options; JWE `RSA1_5` is refused unless `allowsRSA1_5` is `true`.
         public init(allowsRSA1_5: Bool = false) {
             self.allowsRSA1_5 = allowsRSA1_5
         }
@@ -32,12 +33,18 @@ public struct MetadataDecryptor: Sendable {
 
     /// The encoding of one encrypted value.
     public enum Encoding: String, Sendable, Hashable {
+        /// `rsaBlocks`: standard Base64 of RSAES-PKCS1-v1_5 blocks; `jwe`: a JWE compact serialization (five
+        /// Base64url parts).
         case rsaBlocks, jwe
     }
 
+    /// The programmer's RSA private key, which decrypts every value.
     public let privateKey: RSAPrivateKey
+    /// What this decryptor accepts.
     public let options: Options
 
+    /// A decryptor with the programmer's private key (the one that signs the requestor ID); `RSA1_5` is refused by
+    /// default.
     public init(privateKey: RSAPrivateKey, options: Options = Options()) {
         self.privateKey = privateKey
         self.options = options

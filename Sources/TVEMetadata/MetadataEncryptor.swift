@@ -12,14 +12,20 @@ public struct MetadataEncryptor: Sendable {
         case jwe(JWE.KeyAlgorithm, JWE.ContentAlgorithm)
     }
 
+    /// The programmer's RSA public key, to which every value is encrypted.
     public let publicKey: RSAPublicKey
+    /// How values are encrypted.
     public let encoding: Encoding
 
+    /// An encryptor to `publicKey`; by default it writes RSA blocks as Base64 without line breaks.
     public init(publicKey: RSAPublicKey, encoding: Encoding = .rsaBlocks(lineLength: nil)) {
         self.publicKey = publicKey
         self.encoding = encoding
     }
 
+    /// An encryptor to the public key of `certificate`; by default it writes RSA blocks as Base64 without line
+    /// breaks.
+    /// - Throws: ``MetadataError/Code/invalidConfiguration`` when the certificate's key is not a usable RSA key.
     public init(certificate: X509Certificate, encoding: Encoding = .rsaBlocks(lineLength: nil)) throws {
         do {
             self.init(publicKey: try RSAPublicKey(certificate: certificate), encoding: encoding)

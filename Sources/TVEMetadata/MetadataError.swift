@@ -47,6 +47,7 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
         }
     }
 
+    /// The stable code of this error; two errors are equal when their codes are.
     public let code: Code
     /// What was wrong and where.
     public let reason: String
@@ -69,8 +70,11 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// A ``MetadataError/Code/malformedDocument`` error; `reason` says what was wrong.
     @inline(never) public static func malformedDocument(reason: String = "") -> Self { Self(code: .malformedDocument, reason: reason) }
+    /// A ``MetadataError/Code/malformedCiphertext`` error; `reason` says what was wrong.
     @inline(never) public static func malformedCiphertext(reason: String = "") -> Self { Self(code: .malformedCiphertext, reason: reason) }
+    /// An ``MetadataError/Code/unsupportedAlgorithm`` error; `reason` says what was wrong.
     @inline(never) public static func unsupportedAlgorithm(reason: String = "") -> Self {
         Self(code: .unsupportedAlgorithm, reason: reason)
     }
@@ -78,9 +82,12 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
     @inline(never) public static func decryptionFailed() -> Self {
         Self(code: .decryptionFailed, reason: "the value does not decrypt with this private key")
     }
+    /// An ``MetadataError/Code/inputTooLarge`` error; `reason` says what was wrong.
     @inline(never) public static func inputTooLarge(reason: String = "") -> Self { Self(code: .inputTooLarge, reason: reason) }
+    /// An ``MetadataError/Code/invalidConfiguration`` error; `reason` says what was wrong.
     @inline(never) public static func invalidConfiguration(reason: String = "") -> Self {
         Self(code: .invalidConfiguration, reason: reason)
     }
+    /// An ``MetadataError/Code/encryptionFailed`` error; `reason` says what was wrong.
     @inline(never) public static func encryptionFailed(reason: String = "") -> Self { Self(code: .encryptionFailed, reason: reason) }
 }

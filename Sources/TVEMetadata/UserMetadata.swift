@@ -11,12 +11,14 @@ public struct UserMetadata: Sendable, Hashable {
     /// The keys that were encrypted in the document, sorted.
     public var decryptedKeys: [String]
 
+    /// Creates metadata from its values; ``decryptedKeys`` defaults to none.
     public init(updated: Int64?, values: [String: JSONValue], decryptedKeys: [String] = []) {
         self.updated = updated
         self.values = values
         self.decryptedKeys = decryptedKeys
     }
 
+    /// The value of `key`, or `nil` when there is none.
     public subscript(key: String) -> JSONValue? { values[key] }
 
     /// `zip`: the user's ZIP codes.

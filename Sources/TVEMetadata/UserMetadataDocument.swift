@@ -21,19 +21,25 @@ public struct UserMetadataDocument: Sendable, Hashable {
 
     /// Which API the document came from.
     public enum Shape: String, Sendable, Hashable {
+        /// `restV1`: the REST v1 `usermetadata` answer; `restV2`: REST v2 profile attributes.
         case restV1, restV2
     }
 
+    /// The largest document accepted: 1 MiB (1,048,576 bytes) of JSON text.
     public static let maximumDocumentBytes = 1 << 20
+    /// The most keys a document may hold: 1024.
     public static let maximumEntries = 1024
+    /// The longest encrypted value accepted: 64 KiB (65,536 bytes) of UTF-8 text.
     public static let maximumCiphertextBytes = 64 * 1024
 
+    /// Which API the document came from; ``jsonText`` always writes the REST v1 shape.
     public var shape: Shape
     /// The REST v1 `updated` counter (`nil` for REST v2).
     public var updated: Int64?
     /// The values by key.
     public var entries: [String: Entry]
 
+    /// Creates a document from its entries, without checking the limits; the shape defaults to REST v1.
     public init(shape: Shape = .restV1, updated: Int64?, entries: [String: Entry]) {
         self.shape = shape
         self.updated = updated

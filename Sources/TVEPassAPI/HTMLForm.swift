@@ -11,16 +11,21 @@ public struct HTMLForm: Sendable, Hashable {
     /// The form has a password input (it is a login form).
     public var asksForPassword: Bool
 
+    /// A hidden input of the form: its name and its value, as plain (unescaped) text.
     public struct Field: Sendable, Hashable {
+        /// The input's `name`.
         public var name: String
+        /// The input's `value`.
         public var value: String
 
+        /// Creates a hidden field from plain text; ``HTMLForm/render(action:hiddenFields:)`` escapes it.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
+    /// Creates a form from its parts, as plain (unescaped) text; `asksForPassword` is false by default.
     public init(action: String, hiddenFields: [Field], asksForPassword: Bool = false) {
         self.action = action
         self.hiddenFields = hiddenFields

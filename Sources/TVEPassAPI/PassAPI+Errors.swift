@@ -1,15 +1,23 @@
 extension PassAPI {
     /// What the client should do, as Adobe's enhanced errors say it.
     public enum ErrorAction: String, Sendable, Hashable, Codable {
+        /// An action of Adobe's enhanced errors, one of: `none` (nothing the client does fixes it: a bad request, an
+        /// MVPD's denial), `configuration` (the requestor's or the MVPD's configuration must change),
+        /// `application-registration` (the app must register again), `authentication` (the user must sign in),
+        /// `authorization` (the user must be authorized for the resource) and `retry` (the same call may succeed later).
         case none, configuration, applicationRegistration = "application-registration", authentication, authorization, retry
     }
 
     /// The legacy error body of the REST API v1: `{status, message, details}`.
     public struct LegacyError: Sendable, Hashable, Codable {
+        /// The HTTP status code.
         public var status: Int
+        /// A short description of the error, such as `Unknown requestor`.
         public var message: String
+        /// More about the error, such as the MVPD's message for a denial; nil when there is nothing more.
         public var details: String?
 
+        /// Creates a legacy error body.
         public init(status: Int, message: String, details: String?) {
             self.status = status
             self.message = message
@@ -19,12 +27,19 @@ extension PassAPI {
 
     /// The enhanced error body (FORMATS.md §7): `{action, status, code, message, details, helpUrl, trace}`.
     public struct EnhancedError: Sendable, Hashable, Codable {
+        /// What the client should do; nil when the body leaves it out.
         public var action: ErrorAction?
+        /// The HTTP status code.
         public var status: Int
+        /// The error code, such as `authorization_denied_by_mvpd` (FORMATS.md §7).
         public var code: String
+        /// A readable explanation of ``PassAPI/EnhancedError/code``.
         public var message: String
+        /// More about this occurrence, such as the MVPD's message for a denial; may be absent.
         public var details: String?
+        /// The address of a page that documents the error (`helpUrl`).
         public var helpURL: String?
+        /// An identifier of this occurrence, for support; the local service provider writes a fresh UUID.
         public var trace: String?
 
         enum CodingKeys: String, CodingKey {
@@ -32,6 +47,7 @@ extension PassAPI {
             case helpURL = "helpUrl"
         }
 
+        /// Creates an enhanced error body.
         public init(
             action: ErrorAction?, status: Int, code: String, message: String, details: String?, helpURL: String?, trace: String?
         ) {
@@ -47,9 +63,12 @@ extension PassAPI {
 
     /// The OAuth-style error body of client registration: `{error, error_description}`.
     public struct OAuthError: Sendable, Hashable, Codable {
+        /// The OAuth error code, such as `invalid_request` or `invalid_client`.
         public var error: String
+        /// A readable description of the error (`error_description`).
         public var errorDescription: String
 
+        /// Creates an OAuth-style error body.
         public init(error: String, errorDescription: String) {
             self.error = error
             self.errorDescription = errorDescription
@@ -63,10 +82,15 @@ extension PassAPI {
 
     /// Any of the three error shapes, as a client reads it: every field optional.
     public struct ErrorBody: Sendable, Hashable, Decodable {
+        /// The enhanced error's `code`; nil when absent or not a string.
         public var code: String?
+        /// The `message` of a legacy or enhanced error; nil when absent or not a string.
         public var message: String?
+        /// The `details` of a legacy or enhanced error; nil when absent or not a string.
         public var details: String?
+        /// The OAuth `error`; nil when absent or not a string (Adobe's may be an object).
         public var error: String?
+        /// The OAuth `error_description`; nil when absent or not a string.
         public var errorDescription: String?
 
         enum CodingKeys: String, CodingKey {

@@ -12,6 +12,7 @@ extension PassAPIv2 {
     /// does for exact repeats, and passes every value without repeats on unchanged. Put it first in the `middlewares` of
     /// `registerHandlers(on:serverURL:configuration:middlewares:)`. Found by the fuzzer `FuzzV2Requests`.
     public struct ContentTypeMiddleware: ServerMiddleware {
+        /// Creates the middleware; it has no settings.
         public init() {}
 
         public func intercept(

@@ -4,20 +4,27 @@ extension PassAPIv2 {
     /// The `AP-Partner-Framework-Status` header of partner (Apple) single sign-on: Base64 JSON
     /// `{frameworkPermissionInfo{accessStatus, error}, frameworkProviderInfo{id, expirationDate, error}}`.
     public struct PartnerFrameworkStatus: Sendable, Hashable, Codable {
+        /// The header's name.
         public static let headerName = "AP-Partner-Framework-Status"
 
+        /// What the viewer allowed the app: the partner framework's access status (other keys, such as `error`, are
+        /// ignored).
         public struct PermissionInfo: Sendable, Hashable, Codable {
             /// `granted`, `denied`, `restricted` or `notDetermined`.
             public var accessStatus: String?
+            /// Permission information with `accessStatus`.
             public init(accessStatus: String?) { self.accessStatus = accessStatus }
         }
 
+        /// The provider the partner names, and when the partner's session with it ends. `expirationDate` is read from a
+        /// number or a decimal string and written as a string; an `id` or `expirationDate` of another type reads as absent.
         public struct ProviderInfo: Sendable, Hashable, Codable {
             /// The partner's identifier of the MVPD (its `platformMappingId`).
             public var id: String?
             /// When the partner's session ends, epoch milliseconds as a string (or a number).
             public var expirationDate: Int64?
 
+            /// Provider information; `expirationDate` is in milliseconds since 1970.
             public init(id: String?, expirationDate: Int64?) {
                 self.id = id
                 self.expirationDate = expirationDate
@@ -42,9 +49,12 @@ extension PassAPIv2 {
             }
         }
 
+        /// The viewer's permission; single sign-on needs an `accessStatus` of `granted`.
         public var frameworkPermissionInfo: PermissionInfo?
+        /// The provider the partner names, when it names one.
         public var frameworkProviderInfo: ProviderInfo?
 
+        /// A status of these parts; ``header`` is its header value.
         public init(frameworkPermissionInfo: PermissionInfo?, frameworkProviderInfo: ProviderInfo?) {
             self.frameworkPermissionInfo = frameworkPermissionInfo
             self.frameworkProviderInfo = frameworkProviderInfo

@@ -18,14 +18,18 @@ public enum PassAPIv2 {
 
     /// Adobe's hosts: production and staging (`Servers` lists the prequalification hosts too).
     public static let productionURL = URL(string: "https://sp.auth.adobe.com/api/v2")
+    /// Adobe's staging host of REST API v2 (`https://sp.auth-staging.adobe.com/api/v2`).
     public static let stagingURL = URL(string: "https://sp.auth-staging.adobe.com/api/v2")
 
     /// A header that cannot be read: Adobe's `code` for it (`invalid_header_device_identifier`, …) and a `reason`
     /// that names the header and what was wrong, never its value.
     public struct HeaderError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// Adobe's Enhanced Error code for the header; two errors are equal when their codes are.
         public let code: String
+        /// What was wrong, naming the header, never quoting its value.
         public let reason: String
 
+        /// An error of `code`; keep the header's value out of `reason`.
         public init(code: String, reason: String) {
             self.code = code
             self.reason = reason

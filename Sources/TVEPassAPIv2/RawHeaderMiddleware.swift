@@ -18,6 +18,7 @@ extension PassAPIv2 {
             "AP-Visitor-Identifier", "Adobe-Subject-Token", "AD-Service-Token",
         ]
 
+        /// Creates the middleware; it has no settings.
         public init() {}
 
         public func intercept(

@@ -4,6 +4,7 @@ extension PassAPIv2 {
     /// The `AP-TempPass-Identity` header of promotional TempPass: Base64 JSON that identifies the viewer (for example
     /// `{"email": …}`). The service provider keys the pass by ``key``.
     public struct TempPassIdentity: Sendable, Hashable {
+        /// The header's name.
         public static let headerName = "AP-TempPass-Identity"
 
         /// The identity's string values.
@@ -24,6 +25,7 @@ extension PassAPIv2 {
             try PassAPIv2.checkReencoded(header, code: code, header: Self.headerName)
         }
 
+        /// An identity of `values`, taken as they are: the header reader's checks are not applied.
         public init(values: [String: String]) {
             self.values = values
         }

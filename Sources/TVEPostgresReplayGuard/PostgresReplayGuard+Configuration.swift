@@ -3,11 +3,15 @@ import Foundation
 extension PostgresReplayGuard {
     /// Where the store is and how it behaves.
     public struct Configuration: Sendable {
+        /// The database server's host name or address.
         public var host: String
+        /// The database server's port (5432 by default).
         public var port: Int
+        /// The database user.
         public var username: String
         /// Never logged; pass it from an environment variable or a file.
         public var password: String?
+        /// The database that holds the table.
         public var database: String
         /// The table of replay keys, created when missing (a plain identifier: letters, digits, `_`).
         public var table: String
@@ -26,14 +30,25 @@ extension PostgresReplayGuard {
         /// How often expired keys are pruned, and how many rows one prune statement deletes at most (small enough that a
         /// statement fits the timeout; a round of 100 statements every 5 s keeps up with 40,000 new keys a second).
         public var pruneInterval: Duration
+        /// The most rows one prune statement deletes (2000 by default).
         public var pruneBatchSize: Int
         /// The most prune statements per round (so that a backlog is worked off over several rounds).
         public var maximumPruneBatchesPerRound: Int
 
+        /// Whether the connections use TLS (NIO SSL's default client configuration); the raw values are those of `sslmode`
+        /// in the URL.
         public enum TLSMode: String, Sendable, Hashable {
+            /// `disable`: never TLS; `prefer`: TLS when the server offers it; `require`: TLS or no connection.
             case disable, prefer, require
         }
 
+        /// A store on `host`. By default: port 5432, table `tvekit_replay_keys`, TLS when offered, a 250 ms timeout, 16
+        /// connections, 2 statements in flight, and a prune round of at most 100 batches of 2000 rows every 5 s.
+        ///
+        /// The limits are checked when a ``PostgresReplayGuard`` is made with it (``ReplayStoreError`` `.invalidTableName`
+        /// or `.invalidLimit`): a lower-case table name of at most 63 characters, a timeout of 1 ms to 60 s, 1 to 1000
+        /// connections, 1 to `maximumConnections` statements in flight, 1 to 1,000,000 rows per prune batch, 1 to 1000
+        /// batches per round, and a prune interval of at least 10 ms.
         public init(
             host: String, port: Int = 5432, username: String, password: String?, database: String, table: String = "tvekit_replay_keys",
             tls: TLSMode = .prefer, timeout: Duration = .milliseconds(250), maximumConnections: Int = 16,
@@ -56,7 +71,9 @@ extension PostgresReplayGuard {
         }
 
         /// Reads `postgres://user@host[:port]/database[?sslmode=disable|prefer|require]` (or `postgresql://`).
-        /// - Parameter password: from an environment variable or a file; a password in the URL is refused.
+        /// - Parameters:
+        ///   - text: the URL.
+        ///   - password: from an environment variable or a file; a password in the URL is refused.
         /// - Throws: ``ReplayStoreError`` `.invalidURL` or `.passwordInURL`.
         public init(url text: String, password: String?) throws(ReplayStoreError) {
             guard text.utf8.count <= 2048, let components = URLComponents(string: text),

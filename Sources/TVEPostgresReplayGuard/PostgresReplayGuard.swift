@@ -8,10 +8,10 @@ import ServiceLifecycle
 import TVECrypto
 import TVETokens
 
-/// One-time use for a fleet of verifiers, kept in PostgreSQL: an ``AsyncTokenReplayGuard`` every verifier of the fleet
+/// One-time use for a fleet of verifiers, kept in PostgreSQL: an `AsyncTokenReplayGuard` every verifier of the fleet
 /// shares through one database.
 ///
-/// - A key is the SHA-256 of a token's signed bytes (``TokenReplayKey``), stored as `bytea` with the time its record
+/// - A key is the SHA-256 of a token's signed bytes (`TokenReplayKey`), stored as `bytea` with the time its record
 ///   may be forgotten (the token's end of validity, skew included). First use is decided by one statement,
 ///   `INSERT … ON CONFLICT (key) DO UPDATE … WHERE expired RETURNING`, which PostgreSQL makes atomic across every
 ///   connection: of concurrent first uses exactly one returns a row. Concurrent checks (single tokens and batches)
@@ -22,13 +22,14 @@ import TVETokens
 /// - Every call is bounded by ``Configuration/timeout``, twice at most: once for its wait for a statement slot, once
 ///   for its statement (client side, the wait for a connection included, whether or not the database answers; server
 ///   side too, by `statement_timeout` and `lock_timeout`). When the database cannot answer in time the decision is
-///   ``ReplayDecision/unavailable(reason:)`` and the verification fails closed (`REPLAY_CHECK_FAILED`). A statement
+///   `ReplayDecision/unavailable(reason:)` and the verification fails closed (`REPLAY_CHECK_FAILED`). A statement
 ///   whose answer comes after its deadline may still have committed: that token is then spent, and its retry is
 ///   `REPLAYED` (never a second `VALID_TOKEN`).
 /// - postgres-nio's pool reconnects with back-off; the guard needs no restart after the database comes back.
 ///
 /// It is a ServiceLifecycle `Service`: run it (in a `ServiceGroup`, next to the server) for as long as it is used.
 public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
+    /// The configuration the guard was made with. Its `description` and mirror leave out the password.
     public let configuration: Configuration
     private let client: PostgresClient
     /// Whether ``run()`` runs the client (it made it), or the caller does (it gave it).
@@ -43,6 +44,7 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     /// A guard with its own connection pool, built from `configuration` (the URL form of `tvekit serve`). Its
     /// statements carry the store's timeout on the server side too (`statement_timeout`, `lock_timeout`).
     /// - Parameters:
+    ///   - configuration: where the database is, and the table, timeout, pool, pruning and statement settings.
     ///   - eventLoopGroup: where the pool's connections run: give the verification server's group, so that a request
     ///     waiting for the database stays on its connection's thread; postgres-nio's default group otherwise.
     ///   - clock: the time pruning compares expiries with.

@@ -2,6 +2,7 @@
 /// wrong, never the password. Equal on the code. (A store that cannot answer a verification does not throw: the
 /// verification fails closed with `REPLAY_CHECK_FAILED`.)
 public struct ReplayStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The stable codes.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
@@ -19,9 +20,12 @@ public struct ReplayStoreError: Error, Sendable, Hashable, CustomStringConvertib
         public static let unavailable = Code(rawValue: "unavailable")
     }
 
+    /// The stable code of this error.
     public let code: Code
+    /// What was wrong; never the password.
     public let reason: String
 
+    /// An error with a stable code and a reason (which must not hold the password).
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason

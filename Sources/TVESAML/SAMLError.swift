@@ -23,6 +23,7 @@ public struct SAMLError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The stable code of this error; two errors are equal when their codes are.
     public let code: Code
     /// Every rule that failed, the first being the one that stopped verification.
     public let failures: [SAMLPolicyFailure]

@@ -4,6 +4,7 @@ import Foundation
 public struct SAMLPolicyFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable rule code such as `structure.assertionCount` or `assertion.audience`.
     public struct Rule: Hashable, Sendable, CustomStringConvertible {
+        /// The rule's stable code, for example `assertion.audience`; also its `description`.
         public let code: String
         fileprivate init(_ code: String) { self.code = code }
         public var description: String { code }
@@ -44,16 +45,31 @@ public struct SAMLPolicyFailure: Error, Hashable, Sendable, CustomStringConverti
         /// The referenced element's digest differs from the signed DigestValue.
         public static let signatureDigest = Rule("signature.digest")
         // SAML semantics
+        /// The Response `Status` is missing or its `StatusCode` is not `Success`.
         public static let responseStatus = Rule("response.status")
+        /// The Response `Destination` is missing or is not ``SAMLVerifierConfiguration/acsURL``.
         public static let responseDestination = Rule("response.destination")
+        /// The Response `InResponseTo` is not ``SAMLVerifierConfiguration/requestID`` (checked only when one is set).
         public static let responseInResponseTo = Rule("response.inResponseTo")
+        /// The Response has more than one `Issuer`, or its `Issuer` is not ``SAMLVerifierConfiguration/idpEntityID``
+        /// (the Response `Issuer` itself is optional).
         public static let responseIssuer = Rule("response.issuer")
+        /// The Assertion does not have exactly one `Issuer`, or it is not ``SAMLVerifierConfiguration/idpEntityID``.
         public static let assertionIssuer = Rule("assertion.issuer")
+        /// The Assertion has no single `Subject` holding exactly one non-empty, text-only `NameID`.
         public static let assertionNameID = Rule("assertion.nameID")
+        /// No bearer `SubjectConfirmation` is valid now: none has `SubjectConfirmationData` whose `Recipient` is the ACS
+        /// URL, whose `NotOnOrAfter` is present and not yet passed, whose `NotBefore` (if any) is reached, and whose
+        /// `InResponseTo` is the request ID (when one is set), allowing for the clock skew.
         public static let assertionSubjectConfirmation = Rule("assertion.subjectConfirmation")
+        /// The Conditions `NotBefore` is still in the future (beyond the clock skew) or is not a UTC `xs:dateTime`.
         public static let assertionNotBefore = Rule("assertion.notBefore")
+        /// The Conditions `NotOnOrAfter` has passed (beyond the clock skew) or is not a UTC `xs:dateTime`.
         public static let assertionNotOnOrAfter = Rule("assertion.notOnOrAfter")
+        /// The Assertion has no single `Conditions` element, or it has no `AudienceRestriction`, or one of its
+        /// `AudienceRestriction`s does not name ``SAMLVerifierConfiguration/spEntityID`` as an `Audience`.
         public static let assertionAudience = Rule("assertion.audience")
+        /// The Assertion has no `AuthnStatement`.
         public static let assertionAuthnStatement = Rule("assertion.authnStatement")
         // Not about a response
         /// The verifier or signer configuration (``SAMLError/Code/invalidConfiguration``).
@@ -62,10 +78,12 @@ public struct SAMLPolicyFailure: Error, Hashable, Sendable, CustomStringConverti
         public static let signing = Rule("signing")
     }
 
+    /// The rule that was broken.
     public let rule: Rule
     /// What was wrong; never a key, never the whole response.
     public let reason: String
 
+    /// Creates a failure of `rule`, with `reason` saying what was wrong (never put a key or the whole response in it).
     public init(_ rule: Rule, _ reason: String) {
         self.rule = rule
         self.reason = reason

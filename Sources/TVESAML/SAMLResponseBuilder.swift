@@ -4,21 +4,35 @@ import TVECrypto
 /// Builds an unsigned SAML 2.0 Web SSO Response (one bearer Assertion), for the local identity provider, the
 /// benchmarks and the tests; sign it with ``SAMLSigner``. Every value is XML-escaped.
 public struct SAMLResponseBuilder: Sendable {
+    /// The Response `ID`; a fresh `_`-prefixed UUID by default.
     public var responseID: String
+    /// The Assertion `ID`; a fresh `_`-prefixed UUID by default.
     public var assertionID: String
+    /// The IdP entity ID, written as the `Issuer` of both the Response and the Assertion.
     public var issuer: String
+    /// The SP's assertion consumer service URL: the Response `Destination` and the bearer confirmation `Recipient`.
     public var destination: String
+    /// The SP entity ID, written as the one `Audience` of the `AudienceRestriction`.
     public var audience: String
+    /// The ID of the AuthnRequest answered, written as `InResponseTo` on the Response and on the bearer confirmation;
+    /// `nil` for an unsolicited (IdP-initiated) response.
     public var inResponseTo: String?
+    /// The subject's `NameID` value.
     public var nameID: String
+    /// The `NameID` `Format`; `urn:oasis:names:tc:SAML:2.0:nameid-format:persistent` by default.
     public var nameIDFormat: String = "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent"
+    /// The `AuthnStatement` `SessionIndex`; a fresh `_`-prefixed UUID by default.
     public var sessionIndex: String
     /// The issue instant; the assertion is valid from it for `lifetime`.
     public var issueInstant: Date
+    /// How long the assertion is valid after ``issueInstant``: it sets the Conditions and bearer confirmation
+    /// `NotOnOrAfter`. Counted in whole seconds (a fraction is dropped); 300 s by default.
     public var lifetime: Duration
     /// Attributes in order.
     public var attributes: [SSOAttribute]
 
+    /// Creates a builder. The IDs and the session index default to fresh random values, the issue instant to now
+    /// (also written as the `AuthnInstant`), the lifetime to 300 s, and the attributes to none.
     public init(
         responseID: String = "_" + UUID().uuidString, assertionID: String = "_" + UUID().uuidString, issuer: String,
         destination: String, audience: String, inResponseTo: String?, nameID: String,

@@ -19,6 +19,7 @@ import TVECrypto
 /// One-time use is the caller's: keep ``SSOAssertion/assertionID`` in a replay cache until
 /// ``SSOAssertion/notOnOrAfter`` (SAML profiles §4.1.4.5) and refuse a response whose Assertion ID was seen.
 public struct SAMLResponseVerifier: Sendable {
+    /// The configuration the verifier checks responses against.
     public let configuration: SAMLVerifierConfiguration
     private let keys: [RSAPublicKey]
     private let skewSeconds: TimeInterval
@@ -26,6 +27,10 @@ public struct SAMLResponseVerifier: Sendable {
     /// The largest input accepted: 1 MiB of XML (or its Base64).
     public static let maximumInputBytes = 1 << 20
 
+    /// Creates a verifier after checking `configuration`.
+    /// - Throws: ``SAMLError`` with code ``SAMLError/Code/invalidConfiguration`` when there is no IdP key, no
+    ///   ``SAMLVerifierConfiguration/requestID`` while ``SAMLVerifierConfiguration/allowsIdPInitiated`` is off, an empty
+    ///   IdP entity ID, SP entity ID or ACS URL, or a clock skew outside 0–600 seconds.
     public init(configuration: SAMLVerifierConfiguration) throws {
         guard !configuration.idpKeys.isEmpty else { throw SAMLError.invalidConfiguration("no IdP key or certificate") }
         guard configuration.requestID != nil || configuration.allowsIdPInitiated else {

@@ -16,9 +16,12 @@ public struct SAMLSigner: Sendable {
         public static let assertion = Targets(rawValue: 1 << 1)
     }
 
+    /// The RSA private key that makes every signature.
     public let privateKey: RSAPrivateKey
+    /// The certificate written into each signature's KeyInfo as `X509Certificate`; `nil` writes none.
     public let certificate: X509Certificate?
 
+    /// Creates a signer with `privateKey` and, optionally, the certificate to carry in KeyInfo.
     public init(privateKey: RSAPrivateKey, certificate: X509Certificate? = nil) {
         self.privateKey = privateKey
         self.certificate = certificate

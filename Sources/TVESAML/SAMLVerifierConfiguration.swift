@@ -21,6 +21,8 @@ public struct SAMLVerifierConfiguration: Sendable {
     /// Where "now" comes from.
     public var clock: @Sendable () -> Date
 
+    /// Creates a configuration that pins IdP public keys. Nothing is checked here:
+    /// ``SAMLResponseVerifier/init(configuration:)`` throws on unusable values.
     public init(
         idpKeys: [RSAPublicKey], idpEntityID: String, spEntityID: String, acsURL: String,
         requestID: String? = nil, allowsIdPInitiated: Bool = false, clockSkew: Duration = .zero,

@@ -4,19 +4,29 @@ import TVEJSON
 
 /// One callback of the AccessEnabler's delegates, as a ``RecordingDelegate`` records it.
 public enum EntitlementEvent: Sendable, Hashable, CustomStringConvertible {
+    /// The `setRequestor` result: 1 on success, 0 on error.
     case requestorComplete(Int)
+    /// The authentication status (1 authenticated, 0 not) and its error code (`""` when authenticated).
     case authenticationStatus(Int, String)
     /// The MVPD IDs offered.
     case providerDialog([String])
+    /// The URL to open in a web view, and whether to open it in SFSafariViewController.
     case navigate(URL, useSVC: Bool)
+    /// A short media token and the resource it authorizes.
     case token(String, resource: String)
+    /// A failed token request: the resource, the error code and the MVPD's message (or `""`).
     case failed(String, code: String, description: String)
+    /// The resources the user may watch.
     case preauthorized([String])
     /// The selected MVPD's ID.
     case selected(String?)
+    /// A metadata answer: its value (or nil), whether it is encrypted, and the key asked for.
     case metadata(JSONValue?, encrypted: Bool, key: MetadataOpcode)
+    /// Tracking data: the event type and its data.
     case tracking(TrackingEventType, [String])
+    /// The platform's TV provider picker is to be presented.
     case present
+    /// The platform's TV provider picker is to be dismissed.
     case dismiss
     /// An advanced status: its ID and message.
     case status(String, String)

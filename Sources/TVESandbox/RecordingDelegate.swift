@@ -136,5 +136,6 @@ public final class RecordingDelegate: EntitlementDelegate, EntitlementStatus, Se
     public func sendTrackingData(_ data: [String], forEventType event: TrackingEventType) { add(.tracking(event, data)) }
     public func presentTvProviderDialog(_ dialog: TVProviderDialog) { add(.present) }
     public func dismissTvProviderDialog(_ dialog: TVProviderDialog) { add(.dismiss) }
+    /// Records an advanced status as ``EntitlementEvent/status(_:_:)``: its ID and message.
     public func status(_ status: AdvancedStatus) { add(.status(status.id, status.message)) }
 }

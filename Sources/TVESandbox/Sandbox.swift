@@ -15,16 +15,22 @@ public struct Sandbox: Sendable {
 
     /// The service provider's base URL (`http://127.0.0.1:PORT`).
     public let url: URL
+    /// The keys the sandbox runs with, private halves included.
     public let keys: SandboxKeys
+    /// The service provider's configuration: its requestors, MVPDs and their users, resources and metadata.
     public let configuration: ServiceProviderConfiguration
+    /// The service provider's clock; it also gave ``softwareStatement`` its issue time.
     public let clock: any MediaTokenClock
     /// A software statement signed with ``SandboxKeys/softwareStatementKey``: the app's registration.
     public let softwareStatement: String
 
     /// Starts the service provider on a free loopback port, runs `body`, then stops the server gracefully.
     /// - Parameters:
+    ///   - configuration: the requestors, MVPDs and decisions the service provider answers with; the built-in
+    ///     sandbox configuration by default.
     ///   - keys: the sandbox's keys; five fresh 2048-bit keys by default (the slow part: share them between runs).
     ///   - clock: the service provider's clock and the issue time of the software statement.
+    ///   - body: what to do with the running sandbox; the server stops when it returns or throws.
     public static func run<T: Sendable>(
         configuration: ServiceProviderConfiguration = .sandbox, keys: SandboxKeys? = nil,
         clock: any MediaTokenClock = SystemMediaTokenClock(), _ body: @Sendable (Sandbox) async throws -> T

@@ -6,10 +6,12 @@ import TVEPassAPI
 /// fills the MVPD login form, submits the identity provider's auto-posting form, and stops at the first redirect that
 /// leaves HTTP (the app's redirect URL). For tests and `tvekit demo`; it understands only the sandbox's own pages.
 public struct SandboxBrowser: Sendable {
+    /// What the browser sends its requests with.
     public let transport: any EntitlementTransport
     /// The most pages one navigation may visit.
     static let maximumSteps = 10
 
+    /// A browser that sends its requests with `transport` (a `URLSessionTransport` by default).
     public init(transport: any EntitlementTransport = URLSessionTransport()) {
         self.transport = transport
     }

@@ -17,9 +17,12 @@ public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let appSideNotWritten = Code(rawValue: "appSideNotWritten")
     }
 
+    /// The stable code of this error.
     public let code: Code
+    /// What went wrong and where; never a secret.
     public let reason: String
 
+    /// An error with a stable code and a reason (which must not hold a secret).
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason

@@ -10,7 +10,9 @@ extension SandboxKeys {
     /// Writes the app side's material into a private directory (0700, files 0600), created when missing:
     /// `software-statement.jwt` (register with `POST /o/client/register`), `media-token-public.pem` (verify media
     /// tokens), `metadata-private.pem` (decrypt user metadata) and `requestor-private.pem` (sign requestor IDs).
-    /// - Parameter directory: a new private directory in the temporary folder by default.
+    /// - Parameters:
+    ///   - softwareStatement: the software statement to write as `software-statement.jwt`.
+    ///   - directory: a new private directory in the temporary folder by default.
     /// - Returns: the directory's path.
     /// - Throws: ``SandboxError`` `.appSideNotWritten` when the directory exists and is not a private directory of
     ///   this user (mode 0700, not a symlink), or a file cannot be written.

@@ -4,10 +4,15 @@ import TVEServiceProvider
 /// Fresh keys for a sandbox run, private halves included so that the app side (tests, `tvekit demo`, a developer)
 /// can issue software statements, sign requestor IDs and decrypt metadata.
 public struct SandboxKeys: Sendable {
+    /// Signs the app's software statement; client registration accepts its public half.
     public let softwareStatementKey: RSAPrivateKey
+    /// Signs the service provider's short media tokens; its public half verifies them.
     public let mediaTokenKey: RSAPrivateKey
+    /// Signs the local MVPD identity providers' SAML responses.
     public let identityProviderKey: RSAPrivateKey
+    /// The programmer's metadata key: the service provider encrypts user metadata for its public half.
     public let metadataKey: RSAPrivateKey
+    /// Signs requestor IDs (legacy SDKs); the service provider accepts its public half.
     public let requestorKey: RSAPrivateKey
 
     /// Generates five 2048-bit keys.
@@ -19,6 +24,8 @@ public struct SandboxKeys: Sendable {
         requestorKey = try RSAPrivateKey(keySizeInBits: 2048)
     }
 
+    /// The keys the service provider runs with: the media-token and identity-provider signing keys, and the public
+    /// halves of the others.
     public var serviceProviderKeys: ServiceProviderKeys {
         ServiceProviderKeys(
             mediaTokenSigningKey: mediaTokenKey, identityProviderSigningKey: identityProviderKey,

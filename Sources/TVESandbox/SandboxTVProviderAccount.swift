@@ -9,10 +9,14 @@ import TVEPassAPI
 public final class SandboxTVProviderAccount: TVProviderAccountProvider {
     /// A TV-provider sign-in: the platform identifier (the MVPD's `platformMappingId`) and the subscriber's login.
     public struct SignIn: Sendable, Hashable {
+        /// The TV provider's platform identifier (the MVPD's `platformMappingId`).
         public var providerIdentifier: String
+        /// The subscriber's username at the MVPD's identity provider.
         public var username: String
+        /// The subscriber's password, sent only to the identity provider's sign-in (`POST /idp/{mvpd}/sso`).
         public var password: String
 
+        /// A sign-in with a TV provider's platform identifier and the subscriber's login.
         public init(providerIdentifier: String, username: String, password: String) {
             self.providerIdentifier = providerIdentifier
             self.username = username
@@ -22,8 +26,11 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
 
     /// What the user does in the picker.
     public enum PickerChoice: Sendable, Hashable {
+        /// The user picks a provider and signs in: this sign-in is then in effect.
         case select(SignIn)
+        /// The user chooses "Other TV Provider".
         case otherProvider
+        /// The user cancels the picker.
         case cancel
     }
 
@@ -42,6 +49,15 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
     /// The dialogs shown so far, in order (for tests and the demo's transcript).
     public var presented: [TVProviderDialog] { presentedDialogs.withLock { $0 } }
 
+    /// An account whose SAML responses come from the sandbox's identity providers.
+    /// - Parameters:
+    ///   - serviceProvider: the sandbox's base URL (``Sandbox/url``).
+    ///   - mvpdForProvider: maps platform identifiers to the MVPD IDs of the sandbox's identity providers.
+    ///   - access: the access status the account reports until ``setAccess(_:)`` changes it.
+    ///   - signedIn: the sign-in in effect at the start; nil when the system is signed out of any TV provider.
+    ///   - transport: how the account reaches the identity providers; a `URLSessionTransport` with a 10 s timeout by default.
+    ///   - picker: what the user does when the picker is shown (called between its presentation and its dismissal); cancels
+    ///     by default.
     public init(
         serviceProvider: URL, mvpdForProvider: [String: String], access: TVProviderAccessStatus, signedIn: SignIn? = nil,
         transport: any EntitlementTransport = URLSessionTransport(timeout: 10),
@@ -60,6 +76,8 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
     /// Signs the system out of the TV provider (what the user does in Settings).
     public func signOut() { state.withLock { $0.signedIn = nil } }
 
+    /// Sets the access status ``accessStatus(prompt:)`` reports from now on (what the user grants or revokes in
+    /// Settings).
     public func setAccess(_ access: TVProviderAccessStatus) { state.withLock { $0.access = access } }
 
     public func accessStatus(prompt: Bool) async -> TVProviderAccessStatus { state.withLock { $0.access } }

@@ -17,19 +17,32 @@ import TVETokens
 /// The table of counts is bounded. When it is full of live counts, the limiter fails closed: every key is refused
 /// until the window of the newest count ends, rather than let new keys through uncounted.
 public final class AttemptLimiter: Sendable {
+    /// What the limiter counts: each kind has its own limit in ``Limits`` and its own counts.
     public enum Kind: String, Sendable, CaseIterable {
+        /// One kind of counted event: `code`, unknown, used or expired codes tried from one address; `password`, wrong
+        /// passwords per account; `passwordAddress`, wrong passwords from one address; `deviceState`, device state one
+        /// client creates; `login`, logins one registration code starts (or one client, for logins without a code).
         case code, password, passwordAddress, deviceState, login
     }
 
+    /// How many events of each ``Kind`` a key may count before it is refused, and the window of the guessing limits.
     public struct Limits: Sendable, Hashable {
+        /// Unknown, used or expired codes one address may try per ``window`` (default 20).
         public var code: Int
+        /// Wrong passwords one account (MVPD and username) may give per ``window`` (default 5).
         public var password: Int
+        /// Wrong passwords one address may give per ``window``, whatever the account (default 20).
         public var passwordAddress: Int
+        /// Pieces of device state one client may create per hour (default 100); the hour is fixed, not ``window``.
         public var deviceState: Int
+        /// Logins one registration code (or one client, without a code) may start per 10 minutes (default 5); the 10
+        /// minutes are fixed, not ``window``.
         public var login: Int
         /// The window of the guessing limits, in milliseconds.
         public var window: Int64
 
+        /// Limits with these counts; the defaults are the ones listed on ``AttemptLimiter``. `window` is in milliseconds
+        /// (default 900,000: 15 minutes) and applies to `code`, `password` and `passwordAddress` only.
         public init(
             code: Int = 20, password: Int = 5, passwordAddress: Int = 20, deviceState: Int = 100, login: Int = 5, window: Int64 = 900_000
         ) {
@@ -66,9 +79,12 @@ public final class AttemptLimiter: Sendable {
         var saturatedUntil: Int64?
     }
 
+    /// The limits this limiter applies.
     public let limits: Limits
     private let state: Locked<State>
 
+    /// A limiter with `limits` and room for `capacity` live counts, all kinds together (default 100,000); when they are
+    /// all live, it fails closed (see ``AttemptLimiter``). Its counts are behind a lock: one limiter may be shared.
     public init(limits: Limits = Limits(), capacity: Int = 100_000) {
         self.limits = limits
         state = Locked(State(counts: .init(capacity: capacity)))

@@ -8,15 +8,21 @@ import TVEPassAPI
 /// Dynamic Client Registration of the local service provider (FORMATS.md §6):
 /// `POST /o/client/register` verifies the app's software statement (RS256, the configured key) and issues client
 /// credentials; `POST /o/client/token` exchanges them for a Bearer access token with an expiry. State lives in
-/// memory, bounded: expired tokens go first, a client holds at most ``maximumTokensPerClient`` live tokens (a new one
+/// memory, bounded: expired tokens go first, a client holds at most `maximumTokensPerClient` live tokens (a new one
 /// replaces its oldest), clients registered over an hour ago that hold no live token go when the table is full, and one
-/// address registers at most ``maximumRegistrationsPerAddress`` clients an hour.
+/// address registers at most `maximumRegistrationsPerAddress` clients an hour.
 public final class ClientRegistry: Sendable {
+    /// A client that `POST /o/client/register` registered. Its secret is not public: only the registration answer
+    /// carries it.
     public struct Client: Sendable, Hashable {
+        /// The client ID (`client_id`): 24 random bytes, Base64URL.
         public let id: String
         let secret: String
+        /// When the client was registered, in seconds since 1970 (`client_id_issued_at`).
         public let issuedAt: Int64
+        /// The redirect URI given at registration (`redirect_uris`); empty when none was given.
         public let redirectURIs: [String]
+        /// The subject (`sub`) of the software statement the client registered with, when it has one.
         public let softwareStatementSubject: String?
     }
 
@@ -52,6 +58,18 @@ public final class ClientRegistry: Sendable {
     let clock: any MediaTokenClock
     private let state = Locked(State())
 
+    /// An empty registry that accepts software statements signed by one of `statementKeys`.
+    ///
+    /// - Parameters:
+    ///   - statementKeys: The RSA keys whose RS256 software statements are accepted.
+    ///   - accessTokenLifetime: How long an access token lives, in seconds (default 21,600: 6 hours).
+    ///   - maximumClients: The most registered clients kept (default 10,000); when the table is full and no idle client
+    ///     can go, registration answers 503 `temporarily_unavailable`. It also bounds the per-address counts.
+    ///   - maximumRegistrationsPerAddress: Registrations one address may make per hour (default 100); past them,
+    ///     registration answers 429 `temporarily_unavailable`.
+    ///   - maximumTokens: The most access tokens kept, all clients together (default 100,000); when they are all live,
+    ///     the token endpoint answers 503 `temporarily_unavailable`.
+    ///   - clock: The time source of registrations and token expiries.
     public init(
         statementKeys: [RSAPublicKey], accessTokenLifetime: Int64 = 21_600, maximumClients: Int = 10_000,
         maximumRegistrationsPerAddress: Int = 100,

@@ -11,6 +11,7 @@ public final class RegistrationCodes: Sendable {
 
     /// Default lifetime 30 minutes; at most 36,000 seconds (Adobe's limits).
     public static let defaultTTL: Int64 = 1800
+    /// The longest lifetime a `ttl` may ask for, in seconds (10 hours); a longer one is answered 400 `invalid_parameter`.
     public static let maximumTTL: Int64 = 36_000
     /// Unambiguous characters (no 0/O, 1/I/L).
     static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
@@ -28,6 +29,8 @@ public final class RegistrationCodes: Sendable {
 
     private let codes = Locked<[String: Entry]>([:])
 
+    /// An empty store of at most `maximumCodes` codes (default 100,000). When it is full, expired codes are dropped;
+    /// if it is still full, creating a code answers 503 `internal_error`. `clock` stamps and expires the codes.
     public init(maximumCodes: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()) {
         self.maximumCodes = maximumCodes
         self.clock = clock

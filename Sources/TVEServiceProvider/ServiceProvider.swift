@@ -25,9 +25,14 @@ import TVETokens
 /// token, or for legacy clients a clientless HMAC `Authorization` header or a `signed_requestor_id`.
 /// **Choice:** answers are JSON only (Adobe also offers XML).
 public struct ServiceProvider: Sendable {
+    /// The configuration it serves: requestors, MVPDs and their users, lifetimes and options.
     public let configuration: ServiceProviderConfiguration
+    /// Dynamic Client Registration: the registered clients and their access tokens, which live 21,600 seconds.
     public let registry: ClientRegistry
+    /// The second-screen registration codes: at most `stateCapacity` (an argument of the initializer) at a time.
     public let codes: RegistrationCodes
+    /// The local MVPD identity providers, signing with ``ServiceProviderKeys/identityProviderSigningKey`` and sharing
+    /// ``attempts``.
     public let identityProvider: LocalIdentityProvider
     let keys: ServiceProviderKeys
     let state: ServiceProviderState

@@ -6,13 +6,20 @@ import TVEPassAPI
 public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
     /// An MVPD as `GET /api/v1/config/{requestor}` lists it, with the local IdP's users.
     public struct MVPD: Codable, Sendable, Hashable {
+        /// The MVPD's identifier, as requestors and paths (`/idp/{mvpd}`) name it; unique in the configuration.
         public var id: String
+        /// The name shown to viewers: in the MVPD lists, the activation page and the login page.
         public var displayName: String
+        /// The URL of the MVPD's logo, listed as it is.
         public var logoURL: String?
+        /// Whether the MVPD is boarded for platform single sign-on; only `true` opens the platform-SSO routes to it.
         public var enablePlatformServices: Bool?
         /// `SUPPORTED`, `PICKER` or absent.
         public var boardingStatus: String?
+        /// The platform's (Apple's) identifier of the MVPD: the provider ID that `AP-Partner-Framework-Status` names.
         public var platformMappingId: String?
+        /// The user-metadata keys the identity provider asserts as SAML attributes (those the user has); a partner
+        /// session asks for the same.
         public var requiredMetadataFields: [String]?
         /// The local identity provider's users for this MVPD.
         public var users: [User]
@@ -30,6 +37,7 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         /// The SAML entity ID of this MVPD's identity provider (local).
         public var idpEntityID: String { "urn:tvekit:idp:" + id }
 
+        /// An MVPD with `id` and `displayName`; every other field is optional, with no users by default.
         public init(
             id: String, displayName: String, logoURL: String? = nil, enablePlatformServices: Bool? = nil,
             boardingStatus: String? = nil, platformMappingId: String? = nil, requiredMetadataFields: [String]? = nil,
@@ -56,6 +64,7 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
 
     /// A subscriber of an MVPD: the login the IdP checks and what it asserts.
     public struct User: Codable, Sendable, Hashable {
+        /// The login name the identity provider checks; the asserted NameID unless the `userID` metadata is set.
         public var username: String
         /// The password, in clear: this is a local sandbox, never put real credentials here.
         public var password: String
@@ -64,6 +73,7 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         /// Resources this user may not watch, with the MVPD's message.
         public var deniedResources: [String: String]
 
+        /// A user; no metadata and no denied resources by default.
         public init(username: String, password: String, metadata: [String: String] = [:], deniedResources: [String: String] = [:]) {
             self.username = username
             self.password = password
@@ -74,7 +84,10 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
 
     /// A requestor (programmer channel) and the MVPDs that serve it.
     public struct Requestor: Codable, Sendable, Hashable {
+        /// The requestor ID, as paths (`/api/v1/config/{requestor}`) and signatures name it; non-empty and unique.
         public var id: String
+        /// The IDs of the MVPDs that serve this requestor, in listed order; each must be one of
+        /// ``ServiceProviderConfiguration/mvpds``.
         public var mvpds: [String]
         /// The resources this requestor offers; `nil` accepts any resource ID.
         public var resources: [String]?
@@ -97,6 +110,7 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
 
         var allowedRedirectURLs: [String] { redirectURLs ?? Self.defaultRedirectURLs }
 
+        /// A requestor served by `mvpds`; each optional field, when absent, means what its property says.
         public init(
             id: String, mvpds: [String], resources: [String]? = nil, encryptedMetadataKeys: [String]? = nil,
             metadataEncryption: String? = nil, clientlessCredentials: [ClientlessCredential]? = nil, redirectURLs: [String]? = nil,
@@ -116,16 +130,21 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
 
     /// A clientless `public_key` and its HMAC-SHA1 secret. This is a local sandbox: never put real secrets here.
     public struct ClientlessCredential: Codable, Sendable, Hashable {
+        /// The `public_key` a clientless `Authorization` header names.
         public var publicKey: String
+        /// The HMAC-SHA1 secret (UTF-8) that header's signature is checked with.
         public var secret: String
 
+        /// A clientless credential.
         public init(publicKey: String, secret: String) {
             self.publicKey = publicKey
             self.secret = secret
         }
     }
 
+    /// The requestors served; at least one, with unique, non-empty IDs.
     public var requestors: [Requestor]
+    /// Every MVPD the requestors may name, with its users; IDs are unique.
     public var mvpds: [MVPD]
     /// Media-token lifetime in milliseconds (Adobe's default: 7 minutes).
     public var mediaTokenTTL: Int64
@@ -151,6 +170,10 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
     /// can write the header. Off by default.
     public var trustsForwardedFor: Bool
 
+    /// A configuration of `requestors` and `mvpds`. The defaults: media tokens of 420,000 ms, authentication and
+    /// authorization of 86,400 s, ``defaultSPEntityID`` and its `/sp/saml/SAMLAssertionConsumer` as the ACS URL,
+    /// legacy errors, no throttling, 100 preauthorize resources, and the peer's address. Nothing is checked here:
+    /// ``problems`` lists what is wrong, and ``ServiceProvider`` refuses a configuration with problems.
     public init(
         requestors: [Requestor], mvpds: [MVPD], mediaTokenTTL: Int64 = 420_000, authenticationTTL: Int64 = 86_400,
         authorizationTTL: Int64 = 86_400, spEntityID: String = Self.defaultSPEntityID,
@@ -170,6 +193,8 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         self.trustsForwardedFor = trustsForwardedFor
     }
 
+    /// Adobe's service-provider entity ID, `https://saml.sp.auth.adobe.com`: the default ``spEntityID`` and the base
+    /// of the default ``acsURL``.
     public static let defaultSPEntityID = "https://saml.sp.auth.adobe.com"
 
     enum CodingKeys: String, CodingKey {

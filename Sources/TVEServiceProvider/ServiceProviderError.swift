@@ -12,12 +12,19 @@ public struct ServiceProviderError: Error, Sendable, Hashable {
     /// What the client should do, as Adobe's enhanced errors say it.
     public typealias Action = PassAPI.ErrorAction
 
+    /// The HTTP status code of the answer.
     public let status: Int
+    /// The stable error code (`invalid_requestor`, `maximum_attempts_exceeded`, …); sent in the enhanced shape only.
     public let code: String
+    /// A short title (`Bad request`, `Unknown MVPD`), sent in both shapes.
     public let message: String
+    /// What was wrong, in words, when there is more to say; sent in both shapes.
     public let details: String?
+    /// What the client should do next (`none`, `configuration`, `authentication`, `retry`, …); sent in the enhanced
+    /// shape only.
     public let action: Action
 
+    /// An error answer; `details` is optional and must never carry a secret.
     public init(status: Int, code: String, message: String, details: String? = nil, action: Action) {
         self.status = status
         self.code = code

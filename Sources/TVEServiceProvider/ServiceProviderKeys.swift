@@ -14,6 +14,8 @@ public struct ServiceProviderKeys: Sendable {
     /// Keys whose signed requestor IDs (legacy SDKs) are accepted instead of a Bearer token.
     public var requestorSigningKeys: [RSAPublicKey]
 
+    /// The key material. Without `metadataEncryptionKey` metadata is served in clear; without `requestorSigningKeys`
+    /// no signed requestor ID is accepted.
     public init(
         mediaTokenSigningKey: RSAPrivateKey, identityProviderSigningKey: RSAPrivateKey, softwareStatementKeys: [RSAPublicKey],
         metadataEncryptionKey: RSAPublicKey? = nil, requestorSigningKeys: [RSAPublicKey] = []

@@ -11,7 +11,10 @@ import TVEPassAPIv2
 /// that header (behind a proxy or for server-to-server callers). The table of buckets is bounded: when it is full,
 /// buckets that have refilled are dropped, then the least recently used one.
 public final class TokenBucketThrottle: Sendable {
+    /// The tokens a bucket regains per second: the sustained requests per second of one device (default 1).
     public let ratePerSecond: Double
+    /// The tokens a full bucket holds: the requests a device may make at once, and what a new device starts with
+    /// (default 10).
     public let burst: Double
     let clock: any MediaTokenClock
     let maximumDevices: Int
@@ -23,6 +26,8 @@ public final class TokenBucketThrottle: Sendable {
 
     private let buckets = Locked<[String: Bucket]>([:])
 
+    /// A throttle of `ratePerSecond` and `burst`, keeping the buckets of at most `maximumDevices` devices (default
+    /// 100,000); `clock` measures the refill. Its buckets are behind a lock: one throttle may be shared.
     public init(
         ratePerSecond: Double = 1, burst: Int = 10, maximumDevices: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()
     ) {

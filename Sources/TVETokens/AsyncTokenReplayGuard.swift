@@ -18,6 +18,7 @@ public enum ReplayDecision: Sendable, Hashable {
 public protocol AsyncTokenReplayGuard: Sendable {
     /// Records `key` unless it is recorded already and not expired.
     /// - Parameters:
+    ///   - key: the token's replay key (``TokenReplayKey``: the SHA-256 of its signed bytes).
     ///   - expiresAt: when the record may be forgotten (the token's end of validity, skew included), in ms.
     ///   - now: the verifier's current time in ms.
     func recordFirstUse(of key: TokenReplayKey, expiresAt: Int64, now: Int64) async -> ReplayDecision
@@ -38,8 +39,11 @@ extension AsyncTokenReplayGuard {
 
 /// A synchronous guard used where an asynchronous one is expected (the in-memory guard behind the async path).
 public struct AsyncReplayGuardAdapter: AsyncTokenReplayGuard {
+    /// The synchronous guard that decides. Its `false` (a replay, or a key it could not record) is answered as
+    /// ``ReplayDecision/replayed``, never ``ReplayDecision/unavailable(reason:)``.
     public let base: any TokenReplayGuard
 
+    /// Wraps a synchronous guard, such as an ``InMemoryTokenReplayGuard``.
     public init(_ base: any TokenReplayGuard) { self.base = base }
 
     public func recordFirstUse(of key: TokenReplayKey, expiresAt: Int64, now: Int64) async -> ReplayDecision {

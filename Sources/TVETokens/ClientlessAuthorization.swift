@@ -3,11 +3,17 @@ import TVECrypto
 
 /// A parsed clientless `Authorization` header (FORMATS.md §4), for the service side.
 public struct ClientlessAuthorization: Sendable, Hashable {
+    /// The HTTP method, in upper case (`GET`, `POST`, ...): the text before `requestor_id=`.
     public let method: String
+    /// `requestor_id`: the requestor ID.
     public let requestorID: String
+    /// `nonce`: the request's one-time value (a lower-case UUID from ``ClientlessRequestSigner`` by default).
     public let nonce: String
+    /// `request_time`: when the request was signed, in milliseconds since the Unix epoch (never negative).
     public let requestTime: Int64
+    /// `request_uri`: the request path as the client signed it (clients differ: the full path or its last segment).
     public let requestURI: String
+    /// `public_key`: names the client's secret. It is not covered by the signature.
     public let publicKey: String
     /// The Base64 HMAC-SHA1 as sent.
     public let signature: String

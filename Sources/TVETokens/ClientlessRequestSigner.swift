@@ -11,14 +11,20 @@ import TVECrypto
 ///
 /// HMAC-SHA1 is what the protocol specifies; HMAC-SHA1 is not affected by SHA-1's collision weakness.
 public struct ClientlessRequestSigner: Sendable {
+    /// The requestor ID, written as `requestor_id`.
     public let requestorID: String
+    /// The public key (the tvOS SDK's `publicKey`), written as `public_key`: it tells the service which secret to use.
     public let publicKey: String
     private let secret: SecureBytes
     private let clock: any MediaTokenClock
     private let makeNonce: @Sendable () -> String
 
+    /// A signer for one requestor's clientless credentials.
     /// - Parameters:
+    ///   - requestorID: the requestor ID, written as `requestor_id`.
+    ///   - publicKey: the public key (the tvOS SDK's `publicKey`), written as `public_key`.
     ///   - secret: the shared secret (the tvOS SDK's `secret`); kept in a wiped buffer.
+    ///   - clock: the time written in each header; the system clock by default.
     ///   - nonce: makes each request's nonce; a lower-case random UUID by default.
     /// - Throws: ``MediaTokenError/Code/invalidConfiguration`` for an empty or unusable field.
     public init(

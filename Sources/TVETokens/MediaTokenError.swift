@@ -57,6 +57,7 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
         }
     }
 
+    /// The stable code of this error; two errors are equal when their codes are.
     public let code: Code
     /// What was wrong and where.
     public let reason: String
@@ -70,19 +71,30 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// Makes an error with the code ``MediaTokenError/Code/malformedToken``; `reason` says what was wrong and where.
     @inline(never) public static func malformedToken(reason: String = "") -> Self { Self(code: .malformedToken, reason: reason) }
+    /// Makes an error with the code ``MediaTokenError/Code/inputTooLarge``; `reason` says what was wrong and where.
     @inline(never) public static func inputTooLarge(reason: String = "") -> Self { Self(code: .inputTooLarge, reason: reason) }
+    /// Makes an error with the code ``MediaTokenError/Code/malformedResource``; `reason` says what was wrong and where.
     @inline(never) public static func malformedResource(reason: String = "") -> Self { Self(code: .malformedResource, reason: reason) }
+    /// Makes an error with the code ``MediaTokenError/Code/invalidConfiguration``; `reason` says what was wrong and where.
     @inline(never) public static func invalidConfiguration(reason: String = "") -> Self {
         Self(code: .invalidConfiguration, reason: reason)
     }
+    /// Makes an error with the code ``MediaTokenError/Code/invalidField``; `reason` says what was wrong and where.
     @inline(never) public static func invalidField(reason: String = "") -> Self { Self(code: .invalidField, reason: reason) }
+    /// Makes an error with the code ``MediaTokenError/Code/signingFailed``; `reason` says what was wrong and where.
     @inline(never) public static func signingFailed(reason: String = "") -> Self { Self(code: .signingFailed, reason: reason) }
+    /// Makes an error with the code ``MediaTokenError/Code/malformedSignature``; `reason` says what was wrong and where.
     @inline(never) public static func malformedSignature(reason: String = "") -> Self { Self(code: .malformedSignature, reason: reason) }
+    /// Makes an error with the code ``MediaTokenError/Code/malformedHeader``; `reason` says what was wrong and where.
     @inline(never) public static func malformedHeader(reason: String = "") -> Self { Self(code: .malformedHeader, reason: reason) }
+    /// Makes an error with the code ``MediaTokenError/Code/malformedStatement``; `reason` says what was wrong and where.
     @inline(never) public static func malformedStatement(reason: String = "") -> Self { Self(code: .malformedStatement, reason: reason) }
+    /// Makes an error with the code ``MediaTokenError/Code/unsupportedAlgorithm``; `reason` says what was wrong and where.
     @inline(never) public static func unsupportedAlgorithm(reason: String = "") -> Self {
         Self(code: .unsupportedAlgorithm, reason: reason)
     }
+    /// Makes an error with the code ``MediaTokenError/Code/invalidSignature``; `reason` says what was wrong and where.
     @inline(never) public static func invalidSignature(reason: String = "") -> Self { Self(code: .invalidSignature, reason: reason) }
 }

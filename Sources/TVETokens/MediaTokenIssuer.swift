@@ -29,7 +29,11 @@ public struct MediaTokenIssuer: Sendable {
 
     /// Issues a token.
     /// - Parameters:
+    ///   - requestorID: the requestor the token is for.
+    ///   - resourceID: the resource it authorizes.
+    ///   - mvpdId: the MVPD that authorized it.
     ///   - sessionGUID: a fresh random UUID by default.
+    ///   - proxyMvpdId: the proxy MVPD's ID, when the MVPD is reached through a proxy; none by default.
     ///   - ttl: lifetime in milliseconds, ``defaultTTL`` by default.
     ///   - issueTime: milliseconds since the epoch, the clock's now by default. A dated form has whole seconds, so
     ///     the issue time is rounded down to the second there (the returned token's ``ShortMediaToken/issueTime``

@@ -7,6 +7,7 @@ import TVEJSON
 public struct MediaTokenVerification: Sendable, CustomStringConvertible {
     /// A result code. Its ``rawValue`` (`VALID_TOKEN`, ...) is stable and is what `tvekit token verify` prints.
     public struct Result: Hashable, Sendable, CustomStringConvertible {
+        /// The stable code text, such as `VALID_TOKEN` or `TOKEN_EXPIRED`.
         public let rawValue: String
         private init(_ rawValue: String) { self.rawValue = rawValue }
 

@@ -7,18 +7,33 @@ import TVEJSON
 /// "resourceID", "ttl", "issueTime", "issueTimeText", "mvpdId", "proxyMvpdId"}` for a valid one (fields only then),
 /// plus `line` in batch output. `issueTime` is epoch milliseconds; `issueTimeText` is the text as sent.
 public struct MediaTokenVerificationReport: Encodable, Sendable {
+    /// The token's line in batch input (`tvekit` counts from 1); `nil`, and left out, otherwise.
     public var line: Int?
+    /// The result code, as ``MediaTokenVerification/Result/rawValue`` (`VALID_TOKEN`, ...).
     public var result: String
+    /// Why the token is not valid; `nil` for a valid token.
     public var reason: String?
+    /// The token's session GUID (``VerifiedMediaToken/userSessionGUID``); only for a valid token.
     public var sessionGUID: String?
+    /// The requestor the token was issued to; only for a valid token.
     public var requestorID: String?
+    /// The resource the token authorizes; only for a valid token.
     public var resourceID: String?
+    /// The token's lifetime in milliseconds; only for a valid token.
     public var ttl: Int64?
+    /// The issue time in milliseconds since the Unix epoch; only for a valid token.
     public var issueTime: Int64?
+    /// The `issueTime` text as sent in the token; only for a valid token.
     public var issueTimeText: String?
+    /// The MVPD's ID from the token; only for a valid token.
     public var mvpdId: String?
+    /// The proxy MVPD's ID, empty when the token has none; only for a valid token.
     public var proxyMvpdId: String?
 
+    /// The report of `verification`: the token's fields when it is valid, ``reason`` otherwise.
+    /// - Parameters:
+    ///   - verification: the verification to report.
+    ///   - line: the token's line in batch input, or `nil` for none.
     public init(_ verification: MediaTokenVerification, line: Int? = nil) {
         self.line = line
         result = verification.result.rawValue

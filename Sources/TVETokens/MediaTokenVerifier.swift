@@ -74,7 +74,7 @@ public struct MediaTokenVerifier: Sendable {
 
     /// A verifier trusting the public keys of `trustedCertificates` (for example the current and the next Adobe
     /// signing certificate). Certificate validity dates are not checked: trust is the caller's configuration.
-    /// - Throws: ``MediaTokenError/Code/invalidConfiguration``, or the ``TVECryptoError`` of a certificate whose
+    /// - Throws: ``MediaTokenError/Code/invalidConfiguration``, or the `TVECryptoError` of a certificate whose
     ///   key is unusable.
     public init(
         trustedCertificates: [X509Certificate], requestorID: String, clockSkew: Duration = .zero,
@@ -94,7 +94,9 @@ public struct MediaTokenVerifier: Sendable {
     }
 
     /// Verifies a token given as bytes (serialized Base64 or raw token text).
-    /// - Parameter resourceID: the resource the caller is about to play; `nil` skips the resource check.
+    /// - Parameters:
+    ///   - token: the token's bytes.
+    ///   - resourceID: the resource the caller is about to play; `nil` skips the resource check.
     @inlinable
     public func verify(_ token: some DataProtocol, resourceID: String? = nil) -> MediaTokenVerification {
         if let outcome = token.withContiguousStorageIfAvailable({ _verify(UnsafeRawBufferPointer($0), resourceID: resourceID) }) {
@@ -194,7 +196,7 @@ extension MediaTokenVerifier {
     }
 
     /// Verifies a token with one-time use kept by an asynchronous store (a database shared by a fleet): every check of
-    /// ``verify(_:resourceID:)``, then `replayGuard`. When the store cannot answer, the result is
+    /// ``verify(_:resourceID:)-(String,_)``, then `replayGuard`. When the store cannot answer, the result is
     /// ``MediaTokenVerification/Result/replayCheckFailed``, never ``MediaTokenVerification/Result/validToken``.
     public func verify(_ token: String, resourceID: String? = nil, replayGuard: any AsyncTokenReplayGuard) async -> MediaTokenVerification {
         switch verifyAwaitingReplayCheck(token, resourceID: resourceID) {

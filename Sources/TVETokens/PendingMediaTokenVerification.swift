@@ -3,7 +3,10 @@
 /// ``MediaTokenVerifier/verifyAwaitingReplayCheck(_:resourceID:)`` returns, so that a service can check a batch of
 /// tokens with one round trip to its store.
 public enum PendingMediaTokenVerification: Sendable {
+    /// The verification is final: the token failed a check before one-time use.
     case decided(MediaTokenVerification)
+    /// The token passed every check but one-time use; ``PendingMediaTokenVerification/ReplayCheck/complete(with:)`` finishes the
+    /// verification with the store's ``ReplayDecision``.
     case awaitingReplayCheck(ReplayCheck)
 
     /// The one-time-use check a token still needs: its key and expiry, and the verification it completes.

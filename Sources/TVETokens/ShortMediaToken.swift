@@ -202,10 +202,17 @@ extension ShortMediaToken {
             }
         }
 
+        /// The root element.
         public var root: Root
+        /// How `signatureInfo` is closed.
         public var signatureInfoEnd: SignatureInfoEnd
+        /// How `issueTime` is written.
         public var issueTimeEncoding: IssueTimeEncoding
 
+        /// A form from its three parts; ``adobe`` and ``documented`` are the named ones.
+        ///
+        /// The UTC offset of a dated `issueTime` is not checked here: ``MediaTokenIssuer`` refuses one beyond ±1439 minutes
+        /// with ``MediaTokenError/Code/invalidField`` when it issues a token.
         public init(root: Root, signatureInfoEnd: SignatureInfoEnd, issueTimeEncoding: IssueTimeEncoding) {
             self.root = root
             self.signatureInfoEnd = signatureInfoEnd

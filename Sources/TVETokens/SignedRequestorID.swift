@@ -13,7 +13,10 @@ public enum SignedRequestorID {
     public static let maximumRequestorIDBytes = 4096
 
     /// Signs `requestorID`.
-    /// - Parameter wrapped: wrap the Base64 at 76 columns.
+    /// - Parameters:
+    ///   - requestorID: the requestor ID to sign, at most ``maximumRequestorIDBytes`` bytes.
+    ///   - key: the requestor's private key.
+    ///   - wrapped: wrap the Base64 at 76 columns.
     /// - Throws: ``MediaTokenError/Code/malformedSignature`` for an empty or oversized ID,
     ///   ``MediaTokenError/Code/signingFailed`` when the key cannot sign.
     public static func sign(_ requestorID: String, with key: RSAPrivateKey, wrapped: Bool = false) throws -> String {

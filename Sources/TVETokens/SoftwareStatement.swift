@@ -19,7 +19,9 @@ public struct SoftwareStatement: Sendable, Hashable {
     public let issuer: String?
     /// `iat`, `nbf`, `exp`: seconds since the Unix epoch, when present.
     public let issuedAt: Int64?
+    /// `nbf`: the time before which the statement is not valid, in seconds since the Unix epoch, when present.
     public let notBefore: Int64?
+    /// `exp`: the time from which the statement is no longer valid, in seconds since the Unix epoch, when present.
     public let expiresAt: Int64?
     /// The claims as JSON text (for claims without an accessor).
     public let claimsJSON: String

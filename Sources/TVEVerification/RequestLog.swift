@@ -11,6 +11,8 @@ public final class RequestLog: Sendable {
     static let maximumBufferedBytes = 4 << 20
     private let dropped = Locked<Int>(0)
 
+    /// A log that writes to `output` (standard error by default) only when flushed, by ``flush()`` or
+    /// ``runFlusher(every:)``.
     public init(output: FileHandle = .standardError) {
         self.output = output
     }

@@ -2,11 +2,15 @@
 public struct VerificationAnswer: Sendable, Hashable {
     /// The HTTP status code.
     public let status: Int
+    /// The `Content-Type` value: `application/json`, `application/x-ndjson` for a JSON-lines batch, `text/plain` for
+    /// `/health` and `/metrics`.
     public let contentType: String
+    /// The response body.
     public let body: String
     /// For `POST /verify`: the result code (`VALID_TOKEN`, …) or nil for a bad request.
     public let result: String?
 
+    /// An answer with an HTTP status, a content type, a body and, for `POST /verify`, its result code.
     public init(status: Int, contentType: String, body: String, result: String?) {
         self.status = status
         self.contentType = contentType

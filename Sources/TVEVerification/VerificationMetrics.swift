@@ -14,6 +14,7 @@ public final class VerificationMetrics: Sendable {
         .milliseconds(10), .milliseconds(25), .milliseconds(100), .milliseconds(250), .seconds(1),
     ]
 
+    /// The Prometheus registry the metrics are kept in; ``prometheusText()`` renders it.
     public let registry: PrometheusCollectorRegistry
     /// A swift-metrics factory that records into ``registry``.
     public let factory: PrometheusMetricsFactory

@@ -19,9 +19,9 @@ import TVETokens
 /// - `GET /health` answers `200 ok`.
 /// - `GET /metrics` serves ``VerificationMetrics`` in the Prometheus text format.
 ///
-/// One-time use is kept either in process (a ``TokenReplayGuard``: ``answer(method:path:body:)`` answers at once, on
-/// the caller's thread) or by a store that needs the network (an ``AsyncTokenReplayGuard`` such as the PostgreSQL
-/// guard of a fleet: use the `async` ``answer(method:path:body:)``).
+/// One-time use is kept either in process (a `TokenReplayGuard`: ``answer(method:path:body:)-(_,_,UnsafeRawBufferPointer)``
+/// answers at once, on the caller's thread) or by a store that needs the network (an `AsyncTokenReplayGuard` such as
+/// the PostgreSQL guard of a fleet: use the `async` ``answer(method:path:body:)-(_,_,[UInt8])``).
 public struct VerificationService: Sendable {
     /// The largest request body accepted (a batch included).
     public static let maximumBodyBytes = 1 << 20
@@ -33,15 +33,19 @@ public struct VerificationService: Sendable {
     private let verifiersByBytes: [(requestor: [UInt8], verifier: MediaTokenVerifier)]
     /// The asynchronous replay store, when one keeps one-time use (else each verifier's own guard does).
     private let replayStore: (any AsyncTokenReplayGuard)?
+    /// Where each `POST /verify` is counted and timed; `GET /metrics` serves it.
     public let metrics: VerificationMetrics
 
     /// A service whose one-time use is kept in process.
     /// - Parameters:
     ///   - trustedKeys: the keys whose media-token signatures are accepted (Adobe's current and next certificate).
     ///   - requestorIDs: the requestors this service verifies for.
+    ///   - clockSkew: the clock difference tolerated with the token's issuer, 0 by default; at most one day.
+    ///   - clock: the verifiers' clock; the system clock by default.
     ///   - replayGuard: one-time use, shared by every requestor; in memory and bounded by default.
     ///   - allowing1024BitKeys: trust RSA keys of 1024 to 2047 bits (Adobe's key of 2015–2017); off by default.
-    /// - Throws: ``MediaTokenError`` when there is no requestor or a key is not acceptable.
+    ///   - metrics: where each `POST /verify` is counted and timed; a registry of its own by default.
+    /// - Throws: `MediaTokenError` when there is no requestor or a key is not acceptable.
     public init(
         trustedKeys: [RSAPublicKey], requestorIDs: [String], clockSkew: Duration = .zero,
         clock: any MediaTokenClock = SystemMediaTokenClock(),
@@ -54,8 +58,16 @@ public struct VerificationService: Sendable {
     }
 
     /// A service whose one-time use is kept by an asynchronous store (a fleet's shared database). Answer with the
-    /// `async` ``answer(method:path:body:)``.
-    /// - Throws: ``MediaTokenError`` when there is no requestor or a key is not acceptable.
+    /// `async` ``answer(method:path:body:)-(_,_,[UInt8])``.
+    /// - Parameters:
+    ///   - trustedKeys: the keys whose media-token signatures are accepted (Adobe's current and next certificate).
+    ///   - requestorIDs: the requestors this service verifies for.
+    ///   - clockSkew: the clock difference tolerated with the token's issuer, 0 by default; at most one day.
+    ///   - clock: the verifiers' clock; the system clock by default.
+    ///   - replayStore: the store that keeps one-time use, shared by every requestor and every instance using it.
+    ///   - allowing1024BitKeys: trust RSA keys of 1024 to 2047 bits (Adobe's key of 2015–2017); off by default.
+    ///   - metrics: where each `POST /verify` is counted and timed; a registry of its own by default.
+    /// - Throws: `MediaTokenError` when there is no requestor or a key is not acceptable.
     public init(
         trustedKeys: [RSAPublicKey], requestorIDs: [String], clockSkew: Duration = .zero,
         clock: any MediaTokenClock = SystemMediaTokenClock(), replayStore: any AsyncTokenReplayGuard,
@@ -84,7 +96,7 @@ public struct VerificationService: Sendable {
         self.metrics = metrics
     }
 
-    /// Whether ``answer(method:path:body:)`` answers `POST /verify` without waiting (one-time use in process).
+    /// Whether ``answer(method:path:body:)-(_,_,UnsafeRawBufferPointer)`` answers `POST /verify` without waiting (one-time use in process).
     public var answersSynchronously: Bool { replayStore == nil }
 
     /// Answers one request at once: `POST /verify`, `GET|HEAD /health`, `GET|HEAD /metrics`, else 404 or 405. A

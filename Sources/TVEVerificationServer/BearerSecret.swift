@@ -42,6 +42,7 @@ public struct BearerSecret: Sendable {
 
 /// The verification server's one error type.
 public struct VerificationServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The stable codes.
     public struct Code: RawRepresentable, Sendable, Hashable {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
@@ -49,9 +50,12 @@ public struct VerificationServerError: Error, Sendable, Hashable, CustomStringCo
         public static let invalidSecret = Code(rawValue: "invalidSecret")
     }
 
+    /// The stable code of this error.
     public let code: Code
+    /// What was wrong; never the secret.
     public let reason: String
 
+    /// An error with a stable code and a reason (which must not hold the secret).
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason

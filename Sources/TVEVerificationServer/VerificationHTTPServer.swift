@@ -18,7 +18,7 @@ import TVEVerification
 /// answer included), and whatever is left after ``Timeouts/shutdown`` is closed. The event-loop group is the caller's
 /// (NIO's shared singleton by default) and outlives the server.
 ///
-/// Limits: a body over ``VerificationService/maximumBodyBytes`` is answered 413 as soon as the head declares it (else
+/// Limits: a body over `VerificationService/maximumBodyBytes` is answered 413 as soon as the head declares it (else
 /// once the body passes it) and the connection closes; a connection that sends nothing for ``Timeouts/idle`` is closed;
 /// a body not complete within ``Timeouts/body`` of its head closes the connection; request heads are limited by NIO's
 /// parser (80 KiB). Keep-alive follows the request. With a ``BearerSecret``, `POST /verify` and `GET /metrics` need
@@ -33,6 +33,7 @@ public struct VerificationHTTPServer: Service {
         /// On shutdown, connections still open after this long are closed.
         public var shutdown: Duration
 
+        /// Timeouts of 10 s each by default.
         public init(idle: Duration = .seconds(10), body: Duration = .seconds(10), shutdown: Duration = .seconds(10)) {
             self.idle = idle
             self.body = body
@@ -40,19 +41,30 @@ public struct VerificationHTTPServer: Service {
         }
     }
 
+    /// The service that answers the requests.
     public let service: VerificationService
+    /// The address the server listens on (`127.0.0.1` by default).
     public let host: String
+    /// The port asked for; 0 picks a free one, which `onBound` reports.
     public let port: Int
+    /// Where connections are served; the caller owns it and the server never shuts it down.
     public let eventLoopGroup: any EventLoopGroup
+    /// How long the server waits for clients and, when it stops, for open requests.
     public let timeouts: Timeouts
+    /// When set, `POST /verify` and `GET /metrics` need it as a bearer token (401 otherwise).
     public let bearerSecret: BearerSecret?
+    /// Where one line per request goes (method, path, status, time); nil for none.
     public let log: RequestLog?
     private let onBound: @Sendable (Int) -> Void
 
+    /// A server for `service`; it listens once run.
     /// - Parameters:
+    ///   - service: the verification service that answers every request.
+    ///   - host: the address to listen on; loopback by default.
     ///   - port: the port to listen on; 0 picks a free one.
     ///   - eventLoopGroup: where connections are served (and where an asynchronous replay store's client should run too);
     ///     NIO's shared group by default. The caller owns it: the server never shuts it down.
+    ///   - timeouts: the idle, body and shutdown timeouts (``Timeouts``).
     ///   - bearerSecret: when given, `POST /verify` and `GET /metrics` need it as a bearer token.
     ///   - log: one line per request (method, path, status, time; never bodies or credentials).
     ///   - onBound: called with the bound port once the server listens.
