@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of every library product (`make docs`) into .build-docs/site/<Module>/, a static site
 # (open .build-docs/site/index.html through any static file server), with the toolchain's `docc` and DocC warnings as
-# errors; first checks that every public declaration has a documentation comment (scripts/check-docs.py).
+# errors; first checks that every public declaration has a documentation comment (scripts/check-docs.py) and that
+# every ```swift block of the articles is code the tests hold (scripts/check-snippets.py).
 #
 #   scripts/docs.sh            # check, then build every module's documentation
-#   scripts/docs.sh --check    # only the check (what `make lint-docs` runs)
+#   scripts/docs.sh --check    # only the checks (`make docs-check`)
 #
 # The symbol graphs come from `swift package dump-symbol-graph` (the package's own debug build), so no documentation
 # plugin is added to the package: library users resolve nothing for it.
@@ -32,6 +33,8 @@ graphs=$(sed -n 's/^Files written to //p' .build/dump-symbol-graph.log | tail -1
 echo "== documentation comments"
 # shellcheck disable=SC2086
 python3 scripts/check-docs.py "$graphs" $modules
+echo "== the articles' Swift code is in the tests"
+python3 scripts/check-snippets.py
 [ "$check_only" = 1 ] && exit 0
 
 out=.build-docs/site

@@ -17,8 +17,9 @@ extension PostgresReplayGuard {
         public var table: String
         /// TLS: `disable`, `prefer` (the default: TLS when the server offers it) or `require`.
         public var tls: TLSMode
-        /// The longest one store call may take, queueing for a connection included; the server also stops a statement
-        /// (and a lock wait) after it. A call past it answers "unavailable" and the verification fails closed.
+        /// The longest one store call may take, queueing for a connection included; the server stops a statement (and
+        /// a lock wait) at four fifths of it, before the client gives up. A call past it answers "unavailable" and the
+        /// verification fails closed.
         public var timeout: Duration
         /// The connection pool's size.
         public var maximumConnections: Int

@@ -21,10 +21,10 @@ import TVETokens
 /// - The schema is created when missing (also if it is dropped while running).
 /// - Every call is bounded by ``Configuration/timeout``, twice at most: once for its wait for a statement slot, once
 ///   for its statement (client side, the wait for a connection included, whether or not the database answers; server
-///   side too, by `statement_timeout` and `lock_timeout`). When the database cannot answer in time the decision is
-///   `ReplayDecision/unavailable(reason:)` and the verification fails closed (`REPLAY_CHECK_FAILED`). A statement
-///   whose answer comes after its deadline may still have committed: that token is then spent, and its retry is
-///   `REPLAYED` (never a second `VALID_TOKEN`).
+///   side too, at four fifths of it, by `statement_timeout` and `lock_timeout`). When the database cannot answer in
+///   time the decision is `ReplayDecision/unavailable(reason:)` and the verification fails closed
+///   (`REPLAY_CHECK_FAILED`). A statement whose answer is lost on the way back may still have committed: that token
+///   is then spent, and its retry is `REPLAYED` (never a second `VALID_TOKEN`).
 /// - postgres-nio's pool reconnects with back-off; the guard needs no restart after the database comes back.
 ///
 /// It is a ServiceLifecycle `Service`: run it (in a `ServiceGroup`, next to the server) for as long as it is used.
@@ -42,7 +42,8 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     private let coalescer: WriteCoalescer
 
     /// A guard with its own connection pool, built from `configuration` (the URL form of `tvekit serve`). Its
-    /// statements carry the store's timeout on the server side too (`statement_timeout`, `lock_timeout`).
+    /// statements carry four fifths of the store's timeout on the server side (`statement_timeout`, `lock_timeout`), so
+    /// that the server gives up on a statement before the client does.
     /// - Parameters:
     ///   - configuration: where the database is, and the table, timeout, pool, pruning and statement settings.
     ///   - eventLoopGroup: where the pool's connections run: give the verification server's group, so that a request
@@ -61,7 +62,10 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         var postgres = PostgresClient.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password,
             database: configuration.database, tls: Self.tls(configuration.tls))
-        let milliseconds = Self.milliseconds(configuration.timeout)
+        // The server stops a statement (and a lock wait) at four fifths of the timeout, so that it gives up before the
+        // client does: a statement the client has stopped waiting for does not commit behind its back (which would
+        // spend the token of a check answered "unavailable").
+        let milliseconds = max(1, Self.milliseconds(configuration.timeout) * 4 / 5)
         postgres.options.additionalStartupParameters = [
             ("statement_timeout", "\(milliseconds)"), ("lock_timeout", "\(milliseconds)"), ("application_name", "tvekit-replay-guard"),
         ]

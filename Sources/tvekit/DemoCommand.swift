@@ -11,11 +11,13 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Walk the AccessEnabler cookbook against a local service provider and print the transcript.",
         discussion: """
-            Starts the local service provider (the sandbox, fresh keys) on an ephemeral loopback port, then plays an app:
-            setRequestor, authentication through the MVPD's login form, preauthorization, authorization, media-token
-            verification, user-metadata decryption, the platform single-sign-on path with a simulated TV-provider
-            account, the tvOS second screen, TempPass, and logout, over REST API v2 (or v1 with --api v1). Each callback is printed with its time. Exit 0 when every step
-            gave the callbacks the cookbook promises, 1 otherwise.
+            Starts the local service provider (the sandbox, fresh keys) on an ephemeral loopback port, then plays an app: \
+            setRequestor, authentication through the MVPD's login form, preauthorization, authorization, media-token \
+            verification, user-metadata decryption, the platform single-sign-on path with a simulated TV-provider \
+            account, the tvOS second screen, TempPass, and logout, over REST API v2 (or v1 with --api v1). Each callback is \
+            printed with its time. Exit 0 when every step gave the callbacks the cookbook promises, 1 otherwise.
+
+            Example: tvekit demo --api v1 --json
             """
     )
 

@@ -21,9 +21,9 @@ struct MetadataCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decrypt a user-metadata document: exit 0 and the document, 1 when it does not decrypt or parse, 2 for usage errors.",
             discussion: """
-                The document (REST v1 {updated, encrypted, data} or REST v2 attributes) is read from FILE or standard
-                input ('-'). Output: {"updated": n, "data": {key: value, ...}} with --json, one "key: value" line per key
-                otherwise. A decryption or format failure prints {"error": CODE, "reason": ...} (with --json, on standard
+                The document (REST v1 {updated, encrypted, data} or REST v2 attributes) is read from FILE or standard \
+                input ('-'). Output: {"updated": n, "data": {key: value, ...}} with --json, one "key: value" line per key \
+                otherwise. A decryption or format failure prints {"error": CODE, "reason": ...} (with --json, on standard \
                 output) and exits 1. Never decrypt documents from untrusted sources: see the README on Bleichenbacher.
                 """
         )
@@ -73,9 +73,9 @@ struct MetadataCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Encrypt a plain user-metadata document to a certificate or public key; prints the REST v1 document.",
             discussion: """
-                Input: {"updated": n, "encrypted": [keys], "data": {...}} with clear values; the keys listed in "encrypted"
-                are encrypted (all keys when it is absent). Values are encrypted as Base64 RSA PKCS#1 v1.5 blocks, or as
-                compact JWE with --jwe ALG,ENC (ALG: RSA-OAEP, RSA-OAEP-256, RSA1_5; ENC: A128CBC-HS256, A256CBC-HS512,
+                Input: {"updated": n, "encrypted": [keys], "data": {...}} with clear values; the keys listed in "encrypted" \
+                are encrypted (all keys when it is absent). Values are encrypted as Base64 RSA PKCS#1 v1.5 blocks, or as \
+                compact JWE with --jwe ALG,ENC (ALG: RSA-OAEP, RSA-OAEP-256, RSA1_5; ENC: A128CBC-HS256, A256CBC-HS512, \
                 A128GCM, A256GCM).
                 """
         )

@@ -28,8 +28,8 @@ struct SAMLCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Verify a SAML Response: exit 0 and its NameID and attributes, 1 when rejected, 2 for usage errors.",
             discussion: """
-                The input (FILE or '-' for standard input) is the raw XML or the Base64 SAMLResponse value (line breaks
-                allowed). The IdP certificates are the only keys accepted; KeyInfo in the response is ignored. On rejection
+                The input (FILE or '-' for standard input) is the raw XML or the Base64 SAMLResponse value (line breaks \
+                allowed). The IdP certificates are the only keys accepted; KeyInfo in the response is ignored. On rejection \
                 the first failed rule is the error code (for example structure.assertionCount or assertion.audience).
                 """
         )

@@ -8,39 +8,38 @@ struct SpeedCommand: AsyncParsableCommand {
         abstract: "Measure operations per second of the TVECrypto API on this machine, like `openssl speed`.",
         discussion: """
             Operations (one thread, keys loaded once, as a server would hold them):
-              rsa2048-verify               RSASSA-PKCS1-v1_5 SHA-256 verify of a 400-byte message (hash included)
-              rsa1024-verify               the same with an RSA-1024 key (generated with OpenSSL directly: TVEKit
-                                           generates no keys under 2048 bits), the size real Adobe tokens use
-              rsa2048-sign                 RSASSA-PKCS1-v1_5 SHA-256 sign of the same message (hash included)
-              rsa2048-decrypt-pkcs1        RSAES-PKCS1-v1_5 decrypt of one block
-              rsa2048-decrypt-oaep-sha256  RSAES-OAEP (SHA-256, MGF1-SHA-256) decrypt of one block
-              base64-decode                Base64.decode(buffer:options: .ignoringWhitespace) of a serialized media token
-                                           (about 580 bytes, no whitespace); its baseline is OpenSSL's EVP_DecodeBlock
-              token-parse                  strict parse of a serialized (Base64) media token, signature not checked;
-                                           its baseline is EVP_DecodeBlock of the same bytes (the decoding alone)
-              token-parse-text             the same for the raw token text (no outer Base64; no baseline)
-              token-verify                 MediaTokenVerifier.verify of the same serialized token: Base64 decode, parse,
-                                           RSA-2048 SHA-256 verify, requestor/resource/time checks
-              token-verify-1024, token-verify-1024-text
-                                           MediaTokenVerifier.verify of a real Adobe media token of 2017 (serialized as
-                                           Base64, and as raw text) with the RSA-1024 key recovered from real tokens
-                                           (FORMATS.md §1), at a fixed time within its lifetime
-              metadata-decrypt             MetadataDecryptor.decrypt of a REST v1 user-metadata document with five
-                                           encrypted keys (one PKCS#1 v1.5 block each) and two plain ones; its
-                                           baseline is five bare decryptions, and against `openssl speed` it is
-                                           compared with sign/s ÷ 5
-              saml-verify-5k, saml-verify-50k
-                                           SAMLResponseVerifier.verify of a signed Response of about 5 KB and
-                                           50 KB (parse, structure, exc-c14n, RSA-2048 SHA-256, semantics); the
-                                           script Benchmarks/saml-compare compares it with python-xmlsec and signxml
-            Each operation alternates 50 ms slices of the TVEKit call with the bare OpenSSL call that `openssl speed`
-            times (EVP_PKEY_verify/sign/decrypt on a context set up once), on the same key, or with EVP_DecodeBlock
-            for the Base64 and parse operations; "ratio" is TVEKit's rate over that baseline, paired slice by slice so
+            - rsa2048-verify: RSASSA-PKCS1-v1_5 SHA-256 verify of a 400-byte message (hash included).
+            - rsa1024-verify: the same with an RSA-1024 key, the size real Adobe tokens use (generated with OpenSSL \
+            directly: TVEKit generates no keys under 2048 bits).
+            - rsa2048-sign: RSASSA-PKCS1-v1_5 SHA-256 sign of the same message (hash included).
+            - rsa2048-decrypt-pkcs1: RSAES-PKCS1-v1_5 decrypt of one block.
+            - rsa2048-decrypt-oaep-sha256: RSAES-OAEP (SHA-256, MGF1-SHA-256) decrypt of one block.
+            - base64-decode: Base64.decode(buffer:options: .ignoringWhitespace) of a serialized media token (about \
+            580 bytes, no whitespace); its baseline is OpenSSL's EVP_DecodeBlock.
+            - token-parse: strict parse of a serialized (Base64) media token, signature not checked; its baseline is \
+            EVP_DecodeBlock of the same bytes (the decoding alone).
+            - token-parse-text: the same for the raw token text (no outer Base64; no baseline).
+            - token-verify: MediaTokenVerifier.verify of the same serialized token: Base64 decode, parse, RSA-2048 \
+            SHA-256 verify, requestor/resource/time checks.
+            - token-verify-1024, token-verify-1024-text: MediaTokenVerifier.verify of a real Adobe media token of 2017 \
+            (serialized as Base64, and as raw text) with the RSA-1024 key recovered from real tokens (FORMATS.md §1), \
+            at a fixed time within its lifetime.
+            - metadata-decrypt: MetadataDecryptor.decrypt of a REST v1 user-metadata document with five encrypted keys \
+            (one PKCS#1 v1.5 block each) and two plain ones; its baseline is five bare decryptions, and against \
+            `openssl speed` it is compared with sign/s ÷ 5.
+            - saml-verify-5k, saml-verify-50k: SAMLResponseVerifier.verify of a signed Response of about 5 KB and \
+            50 KB (parse, structure, exc-c14n, RSA-2048 SHA-256, semantics); the script Benchmarks/saml-compare \
+            compares it with python-xmlsec and signxml.
+
+            Each operation alternates 50 ms slices of the TVEKit call with the bare OpenSSL call that `openssl speed` \
+            times (EVP_PKEY_verify/sign/decrypt on a context set up once), on the same key, or with EVP_DecodeBlock \
+            for the Base64 and parse operations; "ratio" is TVEKit's rate over that baseline, paired slice by slice so \
             that changes in the machine's speed cancel out.
-            With --compare-openssl, the measurement runs in rounds (one per second of --seconds, at least two): each
-            round measures every operation for one second and runs `openssl speed -seconds 1 rsa1024 rsa2048` (only
-            the sizes the chosen operations need), alternating which goes first, and each RSA figure is divided by the
-            mean of OpenSSL's verify/s (for verify) or sign/s (for the private-key operations) of the same key size, so
+
+            With --compare-openssl, the measurement runs in rounds (one per second of --seconds, at least two): each \
+            round measures every operation for one second and runs `openssl speed -seconds 1 rsa1024 rsa2048` (only \
+            the sizes the chosen operations need), alternating which goes first, and each RSA figure is divided by the \
+            mean of OpenSSL's verify/s (for verify) or sign/s (for the private-key operations) of the same key size, so \
             both sides see the same machine.
             """
     )

@@ -12,10 +12,14 @@ import TVESandbox
 /// Exit codes: 0 success (and `valid`), 1 a negative answer (`invalid`), 2 malformed input or a usage error.
 @main
 struct TVEKitCommand: AsyncParsableCommand {
+    /// TVEKit's version, which `tvekit --version` prints.
+    static let version = "0.1.0"
+
     static let configuration = CommandConfiguration(
         commandName: "tvekit",
         abstract: "TV Everywhere entitlement tools: media tokens, user metadata, requestor and clientless signatures, keys and speed.",
         discussion: "Exit status: 0 on success or a valid signature, 1 for an invalid signature, 2 for malformed input or a usage error.",
+        version: version,
         subcommands: [
             SignatureCommand.self, TokenCommand.self, MetadataCommand.self, RequestorCommand.self, ClientlessCommand.self, SAMLCommand.self,
             ServeCommand.self,

@@ -20,8 +20,8 @@ struct TokenCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Verify a media token: prints the result code; exit 0 when VALID_TOKEN, 1 otherwise, 2 for usage errors.",
             discussion: """
-                The token is the serialized (Base64) form or raw token text, as an argument or on standard input with '-'.
-                With --batch FILE (or --batch - for standard input), every non-empty line is a token and one JSON result
+                The token is the serialized (Base64) form or raw token text, as an argument or on standard input with '-'. \
+                With --batch FILE (or --batch - for standard input), every non-empty line is a token and one JSON result \
                 is printed per line; the exit status is 0 only when every token is valid.
                 """
         )

@@ -511,13 +511,14 @@ struct ServeCommandTests {
         private var data = Data()
         func append(_ chunk: Data) { lock.lock(); data.append(chunk); lock.unlock() }
 
-        /// Collects what `handle` reads until its end, on a thread of its own (FileHandle's readabilityHandler would keep
-        /// a weak reference that Foundation never frees, and the collector for ever if the handler were left set).
+        /// Collects what `handle` reads until its end, then lets go of the handler (which holds the collector: a handler
+        /// left set keeps both for ever).
         func collect(from handle: FileHandle) {
-            Thread.detachNewThread {
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { return }
+            handle.readabilityHandler = { handle in
+                let chunk = handle.availableData
+                if chunk.isEmpty {
+                    handle.readabilityHandler = nil
+                } else {
                     self.append(chunk)
                 }
             }
