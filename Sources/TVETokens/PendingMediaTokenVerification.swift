@@ -1,5 +1,5 @@
 /// A verification that stopped before its one-time-use check: either already decided (the token failed an earlier
-/// check, or the verifier has no replay guard), or waiting for a replay store's ``ReplayDecision``. What
+/// check), or waiting for a replay store's ``ReplayDecision``. What
 /// ``MediaTokenVerifier/verifyAwaitingReplayCheck(_:resourceID:)`` returns, so that a service can check a batch of
 /// tokens with one round trip to its store.
 public enum PendingMediaTokenVerification: Sendable {
