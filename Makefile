@@ -46,13 +46,15 @@ openapi: openapi-generator
 
 # The whole suite: the lint, unit tests, all Wycheproof vectors, the CLI run as a user would, and the fleet tests on a
 # real PostgreSQL: a throw-away cluster under .postgres/ (scripts/postgres.sh, which installs PostgreSQL from apt when
-# missing), started before the tests and stopped after them, whatever their outcome.
+# missing), started before the tests and stopped after them, whatever their outcome; and the outage test's own cluster
+# (.postgres-outage/), started beforehand too, so that its creation does not stall the clusters' commits mid-suite.
 test: deps lint
 	$(SWIFT) build --build-tests
 	@url=$$(scripts/postgres.sh start) || { echo "error: the PostgreSQL test cluster did not start (see postgres.log in .postgres/ or the folder named in .postgres/cluster)"; exit 1; }; \
 	echo "PostgreSQL test cluster: $$url"; \
+	TVEKIT_POSTGRES_DIR=$(CURDIR)/.postgres-outage scripts/postgres.sh start >/dev/null || { scripts/postgres.sh stop; echo "error: the outage test's PostgreSQL cluster did not start (.postgres-outage/)"; exit 1; }; \
 	TVEKIT_POSTGRES_URL="$$url" $(SWIFT) test --skip-build; status=$$?; \
-	scripts/postgres.sh stop; exit $$status
+	scripts/postgres.sh stop; TVEKIT_POSTGRES_DIR=$(CURDIR)/.postgres-outage scripts/postgres.sh stop; exit $$status
 
 # A PostgreSQL cluster on loopback for trying a verification fleet by hand (see README.md); `make postgres-stop` ends it.
 postgres:
