@@ -266,8 +266,9 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         ]
         for statement in statements {
             do {
-                // Not on a verification's path: a generous bound, so that a busy database still gets its table.
-                try await withDeadline(max(configuration.timeout, .seconds(10))) {
+                // Not on a verification's path: a generous bound (30 s), so that a busy database still gets its table (10 s was
+                // too short for a fresh cluster under a full test suite on two cores).
+                try await withDeadline(max(configuration.timeout, .seconds(30))) {
                     _ = try await self.client.query(statement, logger: self.logger).collect()
                 }
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" || error.serverInfo?[.sqlState] == "42P07" {
