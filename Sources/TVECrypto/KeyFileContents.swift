@@ -2,7 +2,7 @@ import Foundation
 
 /// What a key or certificate file holds, as `tvekit key inspect` reports it.
 ///
-/// ``inspect(_:password:)`` recognises PEM files (any mix of certificates, public keys and private keys), DER
+/// ``inspect(_:password:allowing1024BitKeys:)`` recognises PEM files (any mix of certificates, public keys and private keys), DER
 /// certificates, DER public and private keys, and PKCS#12 files. Every object is fully parsed, so an inspection
 /// that succeeds means the library will load the file.
 public struct KeyFileContents: Sendable {
@@ -25,9 +25,15 @@ public struct KeyFileContents: Sendable {
     /// - Parameters:
     ///   - bytes: the file's contents: PEM (any number of objects), DER or PKCS#12.
     ///   - password: the passphrase of an encrypted private key or the password of a PKCS#12 file.
+    ///   - allowing1024BitKeys: load public keys (bare, or from certificates) of 1024 to 2047 bits too, so that a file
+    ///     holding a legacy signer's key can be described (Adobe's media-token key of 2015–2017 has 1024 bits); off by
+    ///     default. Private keys keep the 2048-bit floor.
     /// - Throws: the ``TVECryptoError`` of the first object that does not load, or
     ///   ``TVECryptoError/Code/malformedKey`` when nothing is recognised.
-    public static func inspect(_ bytes: some DataProtocol, password: String? = nil) throws -> KeyFileContents {
+    public static func inspect(
+        _ bytes: some DataProtocol, password: String? = nil, allowing1024BitKeys: Bool = false
+    ) throws -> KeyFileContents {
+        let policy = RSAPublicKey.SizePolicy(allowing1024BitKeys: allowing1024BitKeys)
         try checkInputSize(bytes.count, limit: X509Certificate.maximumEncodedBytes, what: "key file")
         if PEMBlock.looksLikePEM(bytes) {
             var blocks: [PEMBlock]
@@ -42,7 +48,7 @@ public struct KeyFileContents: Sendable {
                 case "CERTIFICATE":
                     items.append(.certificate(try X509Certificate(derRepresentation: block.der)))
                 case "PUBLIC KEY", "RSA PUBLIC KEY":
-                    items.append(.publicKey(try RSAPublicKey(derRepresentation: block.der)))
+                    items.append(.publicKey(try RSAPublicKey(der: block.der, policy: policy)))
                 case "PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "RSA PRIVATE KEY":
                     var slice = bytes.withContiguousBytes { [UInt8]($0[block.range]) }
                     defer { slice.withUnsafeMutableBytes { wipe($0) } }
@@ -63,7 +69,7 @@ public struct KeyFileContents: Sendable {
         if let certificates = try? X509Certificate.certificates(derRepresentation: bytes) {
             return KeyFileContents(format: "DER", items: certificates.map { .certificate($0) })
         }
-        if let key = try? RSAPublicKey(derRepresentation: bytes) {
+        if let key = try? RSAPublicKey(der: bytes, policy: policy) {
             return KeyFileContents(format: "DER", items: [.publicKey(key)])
         }
         do {

@@ -159,7 +159,7 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
         return try certificates.map { try RSAPublicKey(certificate: $0, policy: policy) }
     }
 
-    private init(der: some DataProtocol, policy: SizePolicy) throws {
+    init(der: some DataProtocol, policy: SizePolicy) throws {
         try checkInputSize(der.count, limit: RSAKeyPolicy.maximumEncodedKeyBytes, what: "DER public key")
         guard let key = der.withContiguousBytes({ RSAKeyPolicy.decodePublicDER($0) }) else {
             throw TVECryptoError.malformedKey(reason: "the DER data is not a SubjectPublicKeyInfo or PKCS#1 RSAPublicKey")

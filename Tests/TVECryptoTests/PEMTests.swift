@@ -25,6 +25,23 @@ struct PEMTests {
         #expect(contents.items.count == 2)
     }
 
+    @Test("inspection loads a 1024-bit public key only with the opt-in (PEM and DER), and never a 1024-bit private key")
+    func inspectLegacyPublicKey() throws {
+        let pem = try Fixture.bytes("rsa1024.spki.pem")
+        #expect(cryptoError { _ = try KeyFileContents.inspect(pem) }?.code == .keyTooSmall)
+        let der = try RSAPublicKey(unsafePEMRepresentation: String(decoding: pem, as: UTF8.self)).derRepresentation
+        for bytes in [pem, der] {
+            let contents = try KeyFileContents.inspect(bytes, allowing1024BitKeys: true)
+            guard case .publicKey(let key)? = contents.items.first else {
+                Issue.record("no public key in \(contents.items)")
+                continue
+            }
+            #expect(key.keySizeInBits == 1024)
+        }
+        let privateKey = try Fixture.bytes("rsa1024.pkcs8.pem")
+        #expect(cryptoError { _ = try KeyFileContents.inspect(privateKey, allowing1024BitKeys: true) }?.code == .keyTooSmall)
+    }
+
     @Test("the legacy encrypted PEM block is found after other text")
     func legacyEncryptedAfterText() throws {
         let text = "comment line\n" + (try Fixture.text("rsa2048.legacy-encrypted.pem"))

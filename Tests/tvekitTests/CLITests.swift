@@ -230,6 +230,21 @@ struct CLITests {
         #expect(encrypted.status == 2 && encrypted.stderr.contains("passphrase"))
     }
 
+    @Test("key inspect describes a 1024-bit public key (Adobe's key of 2015–2017) and marks it weak")
+    func keyInspectLegacyKey() throws {
+        let text = try CLI.run(["key", "inspect", CLI.fixture("rsa1024.spki.pem")])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("public key: RSA 1024 bits (weak: under 2048 bits)"), "\(text.stdout)")
+        let adobe = CLI.repository.appendingPathComponent("TestVectors/media-token/real/adobe-2015-2017-public-key.pem").path
+        let json = try CLI.run(["key", "inspect", "--json", adobe])
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let item = (object?["items"] as? [[String: Any]])?.first
+        #expect(item?["bits"] as? Int == 1024 && item?["weak"] as? Bool == true)
+        let strong = try CLI.run(["key", "inspect", "--json", CLI.fixture("rsa2048.spki.pem")])
+        #expect(strong.stdout.contains("\"weak\" : false") || strong.stdout.contains("\"weak\":false"), "\(strong.stdout)")
+    }
+
     @Test("speed runs every operation and prints JSON")
     func speed() throws {
         let outcome = try CLI.run(["speed", "--seconds", "0.05", "--json"])
