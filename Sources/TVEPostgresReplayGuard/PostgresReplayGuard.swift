@@ -18,7 +18,8 @@ import TVETokens
 ///   share statements, at most ``Configuration/maximumConcurrentStatements`` in flight.
 /// - Expired keys are deleted in bounded batches (`FOR UPDATE SKIP LOCKED`, so that several instances prune without
 ///   waiting on each other) every ``Configuration/pruneInterval``; the table holds about one token lifetime of keys.
-/// - The schema is created when missing (also if it is dropped while running).
+/// - The schema is created when missing: by ``run()`` at start, or by the first check that finds it missing (also if it is
+///   dropped while running).
 /// - Every call is bounded by ``Configuration/timeout``, twice at most: once for its wait for a statement slot, once
 ///   for its statement (client side, the wait for a connection included, whether or not the database answers; server
 ///   side too, at four fifths of it, by `statement_timeout` and `lock_timeout`). When the database cannot answer in
@@ -119,15 +120,37 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     /// The table's name as a quoted identifier (a reserved word such as `user` stays a name).
     private var quotedTable: String { "\"" + configuration.table + "\"" }
 
-    /// Runs the connection pool and the pruning until cancelled or a graceful shutdown.
+    /// Runs the connection pool and the pruning until cancelled or a graceful shutdown. At start it also creates the
+    /// table when missing (trying again with back-off while the database cannot be reached), so that the first checks
+    /// find it; a check that comes first creates it itself.
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             if ownsClient { group.addTask { await self.client.run() } }
             group.addTask {
                 await cancelWhenGracefulShutdown {
+                    await self.createSchemaAtStart()
+                }
+            }
+            group.addTask {
+                await cancelWhenGracefulShutdown {
                     await self.pruneForever()
                 }
             }
+        }
+    }
+
+    /// ``createSchema()`` until it succeeds: 100 ms, doubling to 5 s, between tries.
+    private func createSchemaAtStart() async {
+        var pause = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                try await createSchema()
+                return
+            } catch {
+                logger.notice("replay-store table not created yet", metadata: ["reason": "\(Self.describe(error))"])
+            }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .seconds(5))
         }
     }
 

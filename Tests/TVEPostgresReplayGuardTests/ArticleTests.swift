@@ -125,6 +125,7 @@ struct RunningAVerificationFleetArticleTests {
         configuration.pruneInterval = .seconds(3600)  // no pruning round of the guard's own during the test
         let store = try PostgresReplayGuard(configuration: configuration)
         try await withServices([store]) {
+            try await store.createSchema()
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let keys = try (0..<3).map { index in
                 (key: try TokenReplayKey(signedBytes: Array("\(UUID().uuidString) \(index)".utf8)), expiresAt: now - 1000)

@@ -111,27 +111,12 @@ struct FleetTests {
         let locker = PostgresClient(configuration: lockerConfiguration, backgroundLogger: Logger(label: "test"))
         try await withServices([store, locker]) {
             try await store.createSchema()
-            let (locked, lockedContinuation) = AsyncStream.makeStream(of: Void.self)
-            let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
-            let holder = Task {
-                try await locker.withConnection { connection in
-                    try await connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: Logger(label: "test"))
-                    try await connection.query(
-                        PostgresQuery(unsafeSQL: "LOCK TABLE \(configuration.table) IN ACCESS EXCLUSIVE MODE"),
-                        logger: Logger(label: "test"))
-                    lockedContinuation.yield()
-                    for await _ in release { break }
-                    try await connection.query(PostgresQuery(unsafeSQL: "COMMIT"), logger: Logger(label: "test"))
-                }
-            }
-            var iterator = locked.makeAsyncIterator()
-            _ = await iterator.next()
+            let lock = try await TableLock.hold(on: locker, table: configuration.table)
             let key = try TokenReplayKey(signedBytes: Array("slow".utf8))
             let started = ContinuousClock.now
             let decision = await store.recordFirstUse(of: key, expiresAt: Int64.max / 2, now: 0)
             let elapsed = ContinuousClock.now - started
-            releaseContinuation.finish()
-            try await holder.value
+            try await lock.release()
             guard case .unavailable = decision else {
                 Issue.record("a locked table gave \(decision), not unavailable")
                 return
@@ -165,37 +150,18 @@ struct FleetTests {
         let running = Task { await client.run() }
         defer { running.cancel() }
         try await store.createSchema()
-        let (locked, lockedContinuation) = AsyncStream.makeStream(of: Void.self)
-        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
-        let holder = Task {
-            // A holder that cannot take the lock ends the stream, so that the test fails instead of waiting.
-            defer { lockedContinuation.finish() }
-            try await client.withConnection { connection in
-                try await connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: Logger(label: "test"))
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: "LOCK TABLE \(configuration.table) IN ACCESS EXCLUSIVE MODE"), logger: Logger(label: "test"))
-                lockedContinuation.yield()
-                for await _ in release { break }
-                try await connection.query(PostgresQuery(unsafeSQL: "COMMIT"), logger: Logger(label: "test"))
-            }
-        }
-        var iterator = locked.makeAsyncIterator()
-        guard await iterator.next() != nil else {
-            Issue.record("the lock could not be taken: \(String(describing: await holder.result))")
-            return
-        }
+        let lock = try await TableLock.hold(on: client, table: configuration.table)
         // Should the guard wait for the database, the lock goes after 20 s, so that the test ends either way.
         let safety = Task {
             try? await Task.sleep(for: .seconds(20))
-            releaseContinuation.finish()
+            lock.releaseSoon()
         }
         let key = try TokenReplayKey(signedBytes: Array(UUID().uuidString.utf8))
         let started = ContinuousClock.now
         let decision = await store.recordFirstUse(of: key, expiresAt: Int64.max / 2, now: 0)
         let elapsed = ContinuousClock.now - started
-        releaseContinuation.finish()
         safety.cancel()
-        try await holder.value
+        try await lock.release()
         guard case .unavailable = decision else {
             Issue.record("a statement that waits on a lock gave \(decision), not unavailable")
             return
@@ -218,6 +184,7 @@ struct InjectedClientTests {
         let client = PostgresClient(configuration: postgres, eventLoopGroup: group)
         let store = try PostgresReplayGuard(client: client, configuration: configuration)
         let running = Task { await client.run() }
+        try await store.createSchema()
         let key = try TokenReplayKey(signedBytes: Array(UUID().uuidString.utf8))
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let first = await store.recordFirstUse(of: key, expiresAt: now + 60_000, now: now)
@@ -230,6 +197,27 @@ struct InjectedClientTests {
     }
 }
 
+extension InjectedClientTests {
+    @Test("a check on a table that does not exist yet creates it, and is a first use (no run(), so no creation at start)")
+    func firstCheckCreatesTheTable() async throws {
+        // A generous timeout: creating a table commits twice, which a loaded test machine can make slow.
+        let configuration = try PostgresCluster.configuration(timeout: .seconds(30))
+        var postgres = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username, password: nil,
+            database: configuration.database, tls: .disable)
+        postgres.options.maximumConnections = 2
+        let client = PostgresClient(configuration: postgres)
+        let store = try PostgresReplayGuard(client: client, configuration: configuration)
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        let key = try TokenReplayKey(signedBytes: Array(UUID().uuidString.utf8))
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        #expect(await store.recordFirstUse(of: key, expiresAt: now + 60_000, now: now) == .firstUse)
+        #expect(await store.recordFirstUse(of: key, expiresAt: now + 60_000, now: now) == .replayed)
+        #expect(try await store.count() == 1)
+    }
+}
+
 @Suite("PostgreSQL replay guard: the two batch statements")
 struct BatchStatementTests {
     @Test(
@@ -239,6 +227,7 @@ struct BatchStatementTests {
         let configuration = try PostgresCluster.configuration(timeout: .seconds(5))
         let store = try PostgresReplayGuard(configuration: configuration)
         try await withServices([store]) {
+            try await store.createSchema()
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let run = UUID().uuidString
             let keys = try (0..<size).map { try TokenReplayKey(signedBytes: Array("\(run) \($0)".utf8)) }
@@ -276,26 +265,7 @@ struct BatchStatementTests {
         try await withServices([store, locker]) {
             try await store.createSchema()
             // The first statement waits on a held lock, so that the other batches queue behind it and share the next.
-            let (locked, lockedContinuation) = AsyncStream.makeStream(of: Void.self)
-            let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
-            let table = configuration.table
-            let holder = Task {
-                defer { lockedContinuation.finish() }
-                try await locker.withConnection { connection in
-                    try await connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: Logger(label: "test"))
-                    try await connection.query(
-                        PostgresQuery(unsafeSQL: "LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE"),
-                        logger: Logger(label: "test"))
-                    lockedContinuation.yield()
-                    for await _ in release { break }
-                    try await connection.query(PostgresQuery(unsafeSQL: "COMMIT"), logger: Logger(label: "test"))
-                }
-            }
-            var iterator = locked.makeAsyncIterator()
-            guard await iterator.next() != nil else {
-                Issue.record("the lock could not be taken: \(String(describing: await holder.result))")
-                return
-            }
+            let lock = try await TableLock.hold(on: locker, table: configuration.table)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let run = UUID().uuidString
             let shared = try TokenReplayKey(signedBytes: Array("\(run) shared".utf8))
@@ -311,10 +281,10 @@ struct BatchStatementTests {
                     }
                 }
                 try? await Task.sleep(for: .milliseconds(300))
-                releaseContinuation.finish()
+                lock.releaseSoon()
                 return await group.reduce(into: []) { $0.append($1) }
             }
-            try await holder.value
+            try await lock.release()
             #expect(results.count == 8)
             #expect(results.filter { $0.first == .firstUse }.count == 1, "the shared key: \(results.map { $0.first })")
             #expect(results.allSatisfy { $0.count == 11 && $0.dropFirst().allSatisfy { $0 == .firstUse } })

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PostgresNIO
 import ServiceLifecycle
 import TVECrypto
 import TVEPostgresReplayGuard
@@ -84,6 +85,46 @@ enum OutageCluster {
     }
 
     static func stop() throws { try PostgresCluster.script(["stop"], directory: directory) }
+}
+
+/// A transaction that holds `LOCK TABLE … IN ACCESS EXCLUSIVE MODE` on a table, on a connection of its own, so that the
+/// guard's statements on that table wait on the database until the lock is released.
+struct TableLock: Sendable {
+    private let holder: Task<Void, any Error>
+    private let releasing: AsyncStream<Void>.Continuation
+
+    /// Takes the lock on `table` through `client` (which must be running) and returns once it is held; throws when it
+    /// cannot be taken, so that a test fails instead of waiting.
+    static func hold(on client: PostgresClient, table: String) async throws -> TableLock {
+        let (locked, lockedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task {
+            defer { lockedContinuation.finish() }
+            try await client.withConnection { connection in
+                let logger = Logger(label: "test")
+                try await connection.query(PostgresQuery(unsafeSQL: "BEGIN"), logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE"), logger: logger)
+                lockedContinuation.yield()
+                for await _ in release { break }
+                try await connection.query(PostgresQuery(unsafeSQL: "COMMIT"), logger: logger)
+            }
+        }
+        var iterator = locked.makeAsyncIterator()
+        guard await iterator.next() != nil else {
+            try await holder.value
+            throw PostgresCluster.ClusterError(reason: "the lock on \(table) could not be taken")
+        }
+        return TableLock(holder: holder, releasing: releasing)
+    }
+
+    /// Lets the lock go without waiting (from a safety timer, or while callers wait on it).
+    func releaseSoon() { releasing.finish() }
+
+    /// Lets the lock go and waits for its transaction to end.
+    func release() async throws {
+        releasing.finish()
+        try await holder.value
+    }
 }
 
 /// Runs `services` in a ServiceGroup for the body, then shuts them down gracefully.
