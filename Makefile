@@ -2,8 +2,9 @@
 # Both install the system packages they need with apt-get when they are missing.
 
 SWIFT ?= swift
-# pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make speed` for its comparison.
-APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl python3
+# pkg-config finds the libraries for SwiftPM; openssl (the tool) is used by `make speed` for its comparison; xmlsec1 is the
+# independent XML-DSig verifier that the SAML interoperability test runs on SAMLSigner's output.
+APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl python3 xmlsec1
 
 .PHONY: docs docs-check fleet-bench all deps build browser-test lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
 

@@ -96,6 +96,17 @@ struct IdentityTests {
             tokenError { _ = try SoftwareStatement.verified(compact: jwt, publicKey: Self.key.publicKey) }?.code == .unsupportedAlgorithm)
     }
 
+    @Test("rejectsCriticalExtensions: a correctly signed RS256 statement whose header names \"crit\" is refused")
+    func rejectsCriticalExtensions() throws {
+        let input =
+            Base64URL.encode(Array(#"{"alg":"RS256","crit":["exp"],"exp":1}"#.utf8)) + "."
+            + Base64URL.encode(Array(#"{"sub":"x","iss":"auth.adobe.com","iat":1}"#.utf8))
+        let jwt = input + "." + Base64URL.encode(try Self.key.signature(for: Array(input.utf8)))
+        let error = tokenError { _ = try SoftwareStatement.verified(compact: jwt, publicKey: Self.key.publicKey) }
+        #expect(error?.code == .unsupportedAlgorithm)
+        #expect(error.map { "\($0)".contains("crit") } == true, "the message names the header: \(String(describing: error))")
+    }
+
     @Test("rejectsTamperedClaims: changing a claim breaks the signature")
     func rejectsTamperedClaims() throws {
         let statement = try SoftwareStatement.issue(subject: "a", issuedAt: 1, signingKey: Self.key)
