@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Checks that the Swift code in the DocC articles is code the tests compile and run.
+"""Checks that the Swift code in the DocC articles and the README is code the tests compile and run.
 
-Every ```swift block in Sources/*/Docs.docc/*.md must appear, line for line (leading indentation aside, blank lines
+Every ```swift block in Sources/*/Docs.docc/*.md and in README.md must appear, line for line (leading indentation aside, blank lines
 ignored), in a test file under Tests/. The tests then hold the same code, so an article's code cannot rot: a change
 that breaks it breaks the build of the tests. A block whose opening fence reads ```swift-unchecked (for a fragment
 that cannot stand alone, such as a Package.swift excerpt) is left out, and says so.
@@ -27,7 +27,8 @@ def main():
         with open(path, encoding="utf-8") as handle:
             tests[path] = lines(handle.read())
     failures, checked = [], 0
-    for article in sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "Docs.docc", "**", "*.md"), recursive=True)):
+    documents = sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "Docs.docc", "**", "*.md"), recursive=True))
+    for article in documents + [os.path.join(ROOT, "README.md")]:
         with open(article, encoding="utf-8") as handle:
             text = handle.read()
         for match in FENCE.finditer(text):
@@ -44,7 +45,7 @@ def main():
         print(failure)
     if failures:
         return 1
-    print(f"every swift block of the articles is in a test ({checked} blocks)")
+    print(f"every swift block of the articles and the README is in a test ({checked} blocks)")
     return 0
 
 

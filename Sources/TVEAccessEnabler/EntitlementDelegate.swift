@@ -1,8 +1,8 @@
 import Foundation
 import TVEJSON
 
-/// The callbacks of the seeds' `EntitlementDelegate` (see the README for the one-to-one list). They arrive on the
-/// ``AccessEnabler``'s callback executor, never on the caller's stack.
+/// The callbacks of the AccessEnabler SDK's `EntitlementDelegate`, one for one (the list is in
+/// <doc:TheAccessEnablerAPI>). They arrive on the ``AccessEnabler``'s callback executor, never on the caller's stack.
 public protocol EntitlementDelegate: AnyObject, Sendable {
     /// `setRequestorComplete:` — ``AccessEnabler/statusSuccess`` or ``AccessEnabler/statusError``.
     func setRequestorComplete(_ status: Int)

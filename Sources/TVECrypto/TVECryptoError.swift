@@ -38,7 +38,9 @@ public struct TVECryptoError: Error, Hashable, Sendable, CustomStringConvertible
         public static let malformedPKCS12 = Code(backing: .malformedPKCS12)
         /// The key is well formed but not an RSA key (EC, Ed25519, RSASSA-PSS-restricted, ...).
         public static let unsupportedKeyType = Code(backing: .unsupportedKeyType)
-        /// The RSA modulus is shorter than 2048 bits and the caller did not opt in with an `unsafe` initialiser.
+        /// The RSA modulus is shorter than 2048 bits and the caller did not opt in: `allowing1024BitKeys: true` on a
+        /// public-key loader (1024 bits and up, to verify what a legacy signer signed), or an `unsafe` initialiser
+        /// (512 bits and up). Keys under 1024 bits are refused by every loader but the `unsafe` ones.
         public static let keyTooSmall = Code(backing: .keyTooSmall)
         /// The RSA modulus is longer than 16384 bits.
         public static let keyTooLarge = Code(backing: .keyTooLarge)

@@ -40,7 +40,9 @@ public struct ServiceProvider: Sendable {
     let v2: V2State
     /// Failed-attempt limits (codes, passwords).
     public let attempts: AttemptLimiter
-    /// How long a request's body may take to arrive (10 s by default); a slower one gets 408 and a closed connection.
+    /// How long a request's body may take to arrive (10 s by default). A slower one closes its connection at once when the
+    /// request context is a `ConnectionRequestContext` (`ServerRequestContext` is); with another context it is answered
+    /// 408, with `Connection: close`, once its body has arrived.
     public let bodyReadTimeout: Duration
     let issuer: MediaTokenIssuer
     let clock: any MediaTokenClock

@@ -18,10 +18,11 @@ import TVEVerification
 /// answer included), and whatever is left after ``Timeouts/shutdown`` is closed. The event-loop group is the caller's
 /// (NIO's shared singleton by default) and outlives the server.
 ///
-/// Limits: a body over `VerificationService/maximumBodyBytes` is answered 413 as soon as the head declares it (else
-/// once the body passes it) and the connection closes; a connection that sends nothing for ``Timeouts/idle`` is closed;
-/// a body not complete within ``Timeouts/body`` of its head closes the connection; request heads are limited by NIO's
-/// parser (80 KiB). Keep-alive follows the request. With a ``BearerSecret``, `POST /verify` and `GET /metrics` need
+/// Limits: a body over `VerificationService/maximumBodyBytes` is answered 413 as soon as the head declares it, and the
+/// connection closes; a body that passes the limit without declaring it (chunked) is dropped from there on, never
+/// buffered, and answered 413 when the request ends (or closed at ``Timeouts/body``); a connection that sends nothing
+/// for ``Timeouts/idle`` is closed; a body not complete within ``Timeouts/body`` of its head closes the connection;
+/// request heads are limited by NIO's parser (80 KiB). Keep-alive follows the request. With a ``BearerSecret``, `POST /verify` and `GET /metrics` need
 /// `Authorization: Bearer <secret>` (401 otherwise); `GET /health` stays open.
 public struct VerificationHTTPServer: Service {
     /// How long the server waits for a client, and for open requests when it stops.

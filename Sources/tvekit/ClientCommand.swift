@@ -18,10 +18,13 @@ struct ClientCommand: AsyncParsableCommand {
             token), reads metadata and logs out, over REST API v2 (the default) or v1. The client registration, access \
             token and profile persist in --state, a private directory (0700; ~/.tvekit/client by default), as an app's \
             token store keeps them. --sp takes a URL, or production (https://sp.auth.adobe.com) or staging \
-            (https://sp.auth-staging.adobe.com).
+            (https://sp.auth-staging.adobe.com). Each request may take --timeout seconds (15 by default).
 
-            Example against `tvekit serve --keys-out keys` (port 8080): tvekit client --sp http://127.0.0.1:8080 \
-            --requestor tvekit-sandbox --software-statement keys/software-statement.jwt login --mvpd SandboxCable
+            These options come before the subcommand, as in the example; tvekit help client SUBCOMMAND shows a \
+            subcommand's own options. Against the local service provider, start tvekit serve --keys-out keys (port \
+            8080) first:
+            Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement \
+            keys/software-statement.jwt login --mvpd SandboxCable
             """,
         subcommands: [Login.self, Status.self, Preauthorize.self, Authorize.self, Metadata.self, Logout.self]
     )
@@ -42,13 +45,13 @@ struct ClientCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The state directory (created 0700; ~/.tvekit/client by default).")
         var state: String?
 
-        @Option(name: .long, help: "The REST API: v2 (the default) or v1.")
+        @Option(name: .long, help: "The REST API.")
         var api: AsyncAccessEnabler.ServiceAPI = .v2
 
         @Option(name: .customLong("metadata-key"), help: "The programmer's metadata private key (PEM), to decrypt user metadata.")
         var metadataKey: String?
 
-        @Option(name: .long, help: "Seconds each request may take (1 to 120; 15 by default).")
+        @Option(name: .long, help: "Seconds each request may take (1 to 120).")
         var timeout: Int = 15
 
         @Flag(name: .long, help: "Print the transcript as JSON (one object) instead of text.")
@@ -102,7 +105,10 @@ struct ClientCommand: AsyncParsableCommand {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "checkAuthentication (the stored profile, no request), the selected MVPD and when the login ends.",
-            discussion: "Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement ss.jwt status")
+            discussion: """
+                Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement \
+                keys/software-statement.jwt status
+                """)
         @ParentCommand var client: ClientCommand
         func run() async throws { try await ClientApp.run(client.options) { app in try await app.status() } }
     }
@@ -110,7 +116,10 @@ struct ClientCommand: AsyncParsableCommand {
     struct Preauthorize: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "checkPreauthorizedResources: the resources the user may watch.",
-            discussion: "Example: … preauthorize news sports premium-sports")
+            discussion: """
+                Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement \
+                keys/software-statement.jwt preauthorize news sports premium-sports
+                """)
         @ParentCommand var client: ClientCommand
         @Argument(help: "The resource IDs.")
         var resources: [String]
@@ -120,7 +129,10 @@ struct ClientCommand: AsyncParsableCommand {
     struct Authorize: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "checkAuthorization: print the short media token (and check it with --verify-cert).",
-            discussion: "Example: … authorize news --verify-cert keys/media-token-public.pem")
+            discussion: """
+                Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement \
+                keys/software-statement.jwt authorize news --verify-cert keys/media-token-public.pem
+                """)
         @ParentCommand var client: ClientCommand
         @Argument(help: "The resource ID.")
         var resource: String
@@ -135,7 +147,10 @@ struct ClientCommand: AsyncParsableCommand {
     struct Metadata: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "getMetadata: without KEY the authentication TTL and device ID, with KEY that user-metadata value.",
-            discussion: "Example: … --metadata-key keys/metadata-private.pem metadata zip")
+            discussion: """
+                Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement \
+                keys/software-statement.jwt --metadata-key keys/metadata-private.pem metadata zip
+                """)
         @ParentCommand var client: ClientCommand
         @Argument(help: "A user-metadata key.")
         var key: String?
@@ -145,7 +160,10 @@ struct ClientCommand: AsyncParsableCommand {
     struct Logout: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "logout: the local tokens and the service provider's session end.",
-            discussion: "Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement ss.jwt logout")
+            discussion: """
+                Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement \
+                keys/software-statement.jwt logout
+                """)
         @ParentCommand var client: ClientCommand
         func run() async throws { try await ClientApp.run(client.options) { app in try await app.logout() } }
     }

@@ -24,7 +24,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the transcript as JSON (one object) instead of text.")
     var json = false
 
-    @Option(name: .long, help: "The REST API the app speaks: v2 (the default) or v1.")
+    @Option(name: .long, help: "The REST API the app speaks.")
     var api: AsyncAccessEnabler.ServiceAPI = .v2
 
     func run() async throws {

@@ -7,6 +7,12 @@ struct MetadataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metadata",
         abstract: "Decrypt and encrypt Adobe Pass user metadata (RSA blocks or JWE).",
+        discussion: """
+            decrypt reads the user-metadata documents Adobe Pass sends (REST v1 or v2) with the programmer's metadata \
+            key; encrypt makes such a document for a certificate or public key, to test with.
+
+            Example: tvekit metadata decrypt --private-key keys/metadata-private.pem --json metadata.json
+            """,
         subcommands: [Decrypt.self, Encrypt.self]
     )
 
@@ -24,7 +30,12 @@ struct MetadataCommand: AsyncParsableCommand {
                 The document (REST v1 {updated, encrypted, data} or REST v2 attributes) is read from FILE or standard \
                 input ('-'). Output: {"updated": n, "data": {key: value, ...}} with --json, one "key: value" line per key \
                 otherwise. A decryption or format failure prints {"error": CODE, "reason": ...} (with --json, on standard \
-                output) and exits 1. Never decrypt documents from untrusted sources: see the README on Bleichenbacher.
+                output) and exits 1. Never decrypt documents from untrusted sources: see the TVEMetadata article "Decrypting user metadata" on Bleichenbacher.
+
+                Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with \
+                --password-env. JWE values with alg RSA1_5 are refused unless --allow-rsa1_5.
+
+                Example: tvekit metadata decrypt --p12 programmer.p12 --password-env P12_PASSWORD --json metadata.json
                 """
         )
 
@@ -77,6 +88,8 @@ struct MetadataCommand: AsyncParsableCommand {
                 are encrypted (all keys when it is absent). Values are encrypted as Base64 RSA PKCS#1 v1.5 blocks, or as \
                 compact JWE with --jwe ALG,ENC (ALG: RSA-OAEP, RSA-OAEP-256, RSA1_5; ENC: A128CBC-HS256, A256CBC-HS512, \
                 A128GCM, A256GCM).
+
+                Example: tvekit metadata encrypt --cert metadata.cert.pem --jwe RSA-OAEP-256,A256GCM plain.json
                 """
         )
 
@@ -86,7 +99,7 @@ struct MetadataCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The public key to encrypt to (PEM or DER), or a certificate.")
         var publicKey: String?
 
-        @Option(name: .long, help: "Encrypt as JWE: ALG,ENC, for example RSA-OAEP-256,A256GCM.")
+        @Option(name: .long, help: "Encrypt as JWE: ALG,ENC, for example RSA-OAEP-256,A256GCM (RSA PKCS#1 v1.5 blocks by default).")
         var jwe: String?
 
         @Argument(help: "The plain document file, or '-' for standard input.")

@@ -7,11 +7,24 @@ struct RequestorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "requestor",
         abstract: "Sign and verify requestor IDs (SHA256withRSA with the programmer's PKCS#12 key).",
+        discussion: """
+            sign prints the Base64 signed requestor ID of the pre-DCR native SDKs (sign on a server, where the key \
+            stays); verify checks one against the certificate of the key that signed it.
+
+            Example: tvekit requestor sign --private-key keys/requestor-private.pem tvekit-sandbox
+            """,
         subcommands: [Sign.self, Verify.self]
     )
 
     struct Sign: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the Base64 signed requestor ID.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print the Base64 signed requestor ID.",
+            discussion: """
+                Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with \
+                --password-env. The Base64 is one line unless --wrap.
+
+                Example: tvekit requestor sign --p12 requestor.p12 --password-env P12_PASSWORD tvekit-sandbox
+                """)
 
         @OptionGroup var key: KeySourceOptions
 
@@ -28,7 +41,13 @@ struct RequestorCommand: AsyncParsableCommand {
 
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Verify a signed requestor ID: prints valid (exit 0) or invalid (exit 1); 2 for malformed input.")
+            abstract: "Verify a signed requestor ID: prints valid (exit 0) or invalid (exit 1); 2 for malformed input.",
+            discussion: """
+                --cert takes the certificate (or public key) of the key that signed the requestor ID, PEM or DER.
+
+                Example: tvekit requestor verify --cert requestor.cert.pem --signature "$(cat signed-requestor.b64)" \
+                tvekit-sandbox
+                """)
 
         @Option(name: .customLong("cert"), help: "The certificate (or public key) whose key signed it, PEM or DER.")
         var certificate: String
@@ -52,11 +71,26 @@ struct ClientlessCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clientless",
         abstract: "Build and check the HMAC-SHA1 Authorization header of clientless (second-screen) calls.",
+        discussion: """
+            sign prints the Authorization header value a clientless app sends with each call; verify checks one \
+            against the secret. The secret is read from the environment variable that --secret-env names.
+
+            Example: tvekit clientless verify --header "$AUTHORIZATION" --secret-env CLIENTLESS_SECRET
+            """,
         subcommands: [Sign.self, Verify.self]
     )
 
     struct Sign: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the Authorization header value.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print the Authorization header value.",
+            discussion: """
+                The nonce is a random UUID and the request time the current time unless --nonce and --time give them \
+                (to reproduce a header). The built-in sandbox's public key is sandbox-public-key and its secret \
+                sandbox-secret.
+
+                Example: tvekit clientless sign --method GET --requestor tvekit-sandbox --uri /api/v1/authorize \
+                --public-key sandbox-public-key --secret-env CLIENTLESS_SECRET
+                """)
 
         @Option(name: .long, help: "The HTTP method (GET, POST, ...).")
         var method: String
@@ -95,7 +129,13 @@ struct ClientlessCommand: AsyncParsableCommand {
 
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check an Authorization header against the secret: valid (exit 0) or invalid (exit 1); 2 if malformed.")
+            abstract: "Check an Authorization header against the secret: valid (exit 0) or invalid (exit 1); 2 if malformed.",
+            discussion: """
+                --header takes the whole value, as tvekit clientless sign prints it; the secret, read from the \
+                variable that --secret-env names, must not be empty.
+
+                Example: tvekit clientless verify --header "$AUTHORIZATION" --secret-env CLIENTLESS_SECRET
+                """)
 
         @Option(name: .long, help: "The header value.")
         var header: String

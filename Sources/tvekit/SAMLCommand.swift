@@ -7,6 +7,13 @@ struct SAMLCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "saml",
         abstract: "Verify and sign SAML 2.0 responses of the single-sign-on path.",
+        discussion: """
+            verify checks an identity provider's Response as a service provider must (the signature with the IdP \
+            certificates only, then issuer, audience, destination, InResponseTo and times); sign signs a Response or \
+            Assertion, to test a verifier with.
+
+            Example: tvekit saml sign --private-key idp.key.pem --cert idp.cert.pem --assertion response.xml
+            """,
         subcommands: [Verify.self, Sign.self]
     )
 
@@ -30,7 +37,13 @@ struct SAMLCommand: AsyncParsableCommand {
             discussion: """
                 The input (FILE or '-' for standard input) is the raw XML or the Base64 SAMLResponse value (line breaks \
                 allowed). The IdP certificates are the only keys accepted; KeyInfo in the response is ignored. On rejection \
-                the first failed rule is the error code (for example structure.assertionCount or assertion.audience).
+                the first failed rule is the error code (for example structure.assertionCount or assertion.audience). \
+                Give --request-id, or --allow-idp-initiated for unsolicited responses. --now is the current time by \
+                default.
+
+                Example: tvekit saml verify --idp-cert idp.cert.pem --idp-entity-id https://idp.example.com \
+                --sp-entity-id https://sp.example.com --acs-url https://sp.example.com/saml/acs --request-id _4f1c2e \
+                --json response.xml
                 """
         )
 
@@ -131,11 +144,19 @@ struct SAMLCommand: AsyncParsableCommand {
 
     struct Sign: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sign an unsigned SAML Response or Assertion (enveloped, exc-c14n, rsa-sha256); prints the XML.")
+            abstract: "Sign an unsigned SAML Response or Assertion (enveloped, exc-c14n, rsa-sha256); prints the XML.",
+            discussion: """
+                Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with \
+                --password-env. Only the root element (the Response, or a bare Assertion) is signed unless --assertion \
+                (the Assertion too) or --assertion-only; --cert embeds the certificate in each signature's KeyInfo \
+                (none by default). The input is FILE or '-' for standard input.
+
+                Example: tvekit saml sign --private-key idp.key.pem --cert idp.cert.pem --assertion response.xml
+                """)
 
         @OptionGroup var key: KeySourceOptions
 
-        @Option(name: .customLong("cert"), help: "The signing certificate, embedded in KeyInfo.")
+        @Option(name: .customLong("cert"), help: "The signing certificate, embedded in KeyInfo (no KeyInfo by default).")
         var certificate: String?
 
         @Flag(name: .long, help: "Also sign the Assertion inside the Response (it is signed first).")

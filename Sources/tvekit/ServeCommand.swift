@@ -19,12 +19,12 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the local service provider (sandbox by default) or only the media-token verification service.",
         discussion: """
             Without --verifier-only: the local service provider (Adobe Pass REST API v1 and v2 with client registration) \
-            and its MVPD identity providers on loopback, with the configuration of --config (JSON) or the built-in sandbox, plus \
-            the verification service for its own media tokens. Keys are fresh each run; the app side's material goes to \
-            --keys-out (a new private directory by default): software-statement.jwt (register with \
-            POST /o/client/register), media-token-public.pem (verify media tokens), metadata-private.pem (decrypt user \
-            metadata) and requestor-private.pem (sign requestor IDs). Sandbox logins: viewer / sandbox-password \
-            (SandboxCable), sso-viewer / sandbox-password (SandboxSSO).
+            and its MVPD identity providers on loopback (--host 127.0.0.1, --port 8080 by default), with the \
+            configuration of --config (JSON) or the built-in sandbox, plus the verification service for its own media \
+            tokens. Keys are fresh each run; the app side's material goes to --keys-out (a new private directory by \
+            default): software-statement.jwt (register with POST /o/client/register), media-token-public.pem (verify \
+            media tokens), metadata-private.pem (decrypt user metadata) and requestor-private.pem (sign requestor \
+            IDs). Sandbox logins: viewer / sandbox-password (SandboxCable), sso-viewer / sandbox-password (SandboxSSO).
 
             REST API v2 walk (B=http://127.0.0.1:8080): register with POST $B/o/client/register (JSON \
             {"software_statement": …}, header X-Device-Info), get a token with POST $B/o/client/token \
@@ -38,13 +38,18 @@ struct ServeCommand: AsyncParsableCommand {
             and tvekit token verify --cert KEYS/media-token-public.pem --requestor tvekit-sandbox --resource news TOKEN \
             checks it.
 
-            With --verifier-only: the verification web service for the given requestors and certificates, one-time use on: \
+            With --verifier-only: the verification web service for the given requestors and certificates (tvekit serve \
+            --verifier-only --cert adobe.pem --requestor R), one-time use on: \
             in memory (one process), or with --replay-store postgres://user@host:port/db shared by every instance on that \
             database (a fleet; the password from --replay-store-password-env, PGPASSWORD by default, or \
             --replay-store-password-file, never in the URL). When the database cannot answer, verifications fail closed \
-            with REPLAY_CHECK_FAILED (HTTP 503).
+            with REPLAY_CHECK_FAILED (HTTP 503). --cert keys follow tvekit token verify's rule: one under 2048 bits is \
+            refused unless --allow-1024-bit-keys is given (then trusted with a warning), one under 1024 bits always. \
+            The service runs one event-loop thread per core unless --threads says otherwise.
 
             Both log one line per request (no bodies) and stop cleanly on SIGINT or SIGTERM.
+
+            Example: tvekit serve --keys-out keys
             """
     )
 
@@ -73,12 +78,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("replay-store"),
-        help: "Where one-time use is kept (--verifier-only): memory (default) or postgres://user@host[:port]/database.")
+        help: "Where one-time use is kept (--verifier-only): memory or postgres://user@host[:port]/database.")
     var replayStore = "memory"
 
     @Option(
         name: .customLong("replay-store-password-env"),
-        help: "The environment variable holding the database password (PGPASSWORD by default).")
+        help: "The environment variable holding the database password.")
     var replayStorePasswordEnvironment = "PGPASSWORD"
 
     @Option(name: .customLong("replay-store-password-file"), help: "A file holding the database password (instead of the variable).")

@@ -6,14 +6,25 @@ struct SignatureCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signature",
         abstract: "Sign and verify RSASSA-PKCS1-v1_5 signatures (SHA-256 by default).",
+        discussion: """
+            verify checks a signature with a public key or certificate; sign makes one with a private key or a PKCS#12 \
+            file. The hash is SHA-256 unless --hash names sha384 or sha512.
+
+            Example: tvekit signature sign --private-key requestor.key.pem --in message.txt
+            """,
         subcommands: [Verify.self, Sign.self]
     )
 
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Verify a signature: prints 'valid' (exit 0) or 'invalid' (exit 1).",
-            discussion:
-                "The key file may be a PEM or DER public key (SubjectPublicKeyInfo or PKCS#1) or an X.509 certificate. Whitespace inside the Base64 signature is ignored."
+            discussion: """
+                The key file may be a PEM or DER public key (SubjectPublicKeyInfo or PKCS#1) or an X.509 certificate. \
+                Whitespace inside the Base64 signature is ignored.
+
+                Example: tvekit signature verify --public-key requestor.cert.pem --signature-base64 "$(cat message.sig.b64)" \
+                --in message.txt
+                """
         )
 
         @Option(name: .long, help: "The public key or certificate file (PEM or DER).")
@@ -50,8 +61,13 @@ struct SignatureCommand: AsyncParsableCommand {
     struct Sign: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Sign a file and print the Base64 signature.",
-            discussion:
-                "Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with --password-env. Secrets are read from environment variables, never from the command line."
+            discussion: """
+                Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with --password-env. \
+                Secrets are read from environment variables, never from the command line. The Base64 signature is one \
+                line unless --wrap.
+
+                Example: tvekit signature sign --p12 requestor.p12 --password-env P12_PASSWORD --in message.txt
+                """
         )
 
         @OptionGroup var key: KeySourceOptions

@@ -41,6 +41,8 @@ struct SpeedCommand: AsyncParsableCommand {
             the sizes the chosen operations need), alternating which goes first, and each RSA figure is divided by the \
             mean of OpenSSL's verify/s (for verify) or sign/s (for the private-key operations) of the same key size, so \
             both sides see the same machine.
+
+            Example: tvekit speed --seconds 1 token-verify token-verify-1024
             """
     )
 

@@ -17,8 +17,20 @@ struct TVEKitCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "tvekit",
-        abstract: "TV Everywhere entitlement tools: media tokens, user metadata, requestor and clientless signatures, keys and speed.",
-        discussion: "Exit status: 0 on success or a valid signature, 1 for an invalid signature, 2 for malformed input or a usage error.",
+        abstract:
+            "TV Everywhere entitlement tools: media tokens, user metadata, signatures, SAML, a local service provider, an app client, speed.",
+        discussion: """
+            Exit status: 0 on success (valid, VALID_TOKEN, an accepted SAML response, a decrypted document, a demo or \
+            client run whose every step behaved); 1 for a negative answer (invalid, any token result other than \
+            VALID_TOKEN, a rejected SAML response, a metadata document that does not parse or decrypt, a failed demo or \
+            client step); 2 for malformed arguments or files and other usage errors, with the message on standard error.
+
+            Secrets are read from environment variables, never from the command line (where ps would show them): \
+            --password-env, --passphrase-env and --secret-env take the name of the variable that holds the secret, not \
+            the secret; serve also reads its database password and bearer secret from a file.
+
+            Example: tvekit demo
+            """,
         version: version,
         subcommands: [
             SignatureCommand.self, TokenCommand.self, MetadataCommand.self, RequestorCommand.self, ClientlessCommand.self, SAMLCommand.self,

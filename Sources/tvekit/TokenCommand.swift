@@ -7,6 +7,12 @@ struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
         abstract: "Verify, inspect and issue short media tokens.",
+        discussion: """
+            verify checks a token against trusted keys and prints its result code; inspect decodes one without checking \
+            anything; issue signs new ones, in the form Adobe's service writes by default.
+
+            Example: tvekit token verify --cert adobe.pem --requestor tvekit-sandbox --one-time --batch tokens.txt
+            """,
         subcommands: [Verify.self, Inspect.self, Issue.self]
     )
 
@@ -21,8 +27,25 @@ struct TokenCommand: AsyncParsableCommand {
             abstract: "Verify a media token: prints the result code; exit 0 when VALID_TOKEN, 1 otherwise, 2 for usage errors.",
             discussion: """
                 The token is the serialized (Base64) form or raw token text, as an argument or on standard input with '-'. \
-                With --batch FILE (or --batch - for standard input), every non-empty line is a token and one JSON result \
-                is printed per line; the exit status is 0 only when every token is valid.
+                A token over the size limit, as an argument or on standard input, is INVALID_TOKEN_FORMAT (exit 1), not a \
+                usage error. With --batch FILE (or --batch - for standard input), every non-empty line is a token and one \
+                JSON result is printed per line; the exit status is 0 only when every token is valid.
+
+                --cert takes a certificate (or a bundle) or a bare public key, PEM or DER; repeat it to trust several. A \
+                key under 2048 bits is refused with a message that names its size and the flag (exit 2) unless \
+                --allow-1024-bit-keys is given; the key is then trusted and a warning on standard error says that it is \
+                weak. Keys under 1024 bits are never trusted.
+
+                --json prints the result and, for a valid token, its fields: sessionGUID, requestorID, resourceID, ttl, \
+                issueTime (milliseconds since the Unix epoch), issueTimeText (as sent, such as "2017-03-15 16:40:46 \
+                -0700"), mvpdId and proxyMvpdId (empty when the token has none); for any other result, the reason. \
+                Without --json the result code goes to standard output and the reason to standard error.
+
+                Adobe's real token of 2017 verifies with the 1024-bit key recovered from real tokens (run in the TVEKit \
+                repository; it prints the warning, then VALID_TOKEN):
+                Example: tvekit token verify --cert TestVectors/media-token/real/adobe-2015-2017-public-key.pem \
+                --allow-1024-bit-keys --requestor MML --resource truTV --now 1489621300000 \
+                "$(cat TestVectors/media-token/real/token-A.txt)"
                 """
         )
 
@@ -39,7 +62,7 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The resource the token must authorize (omit to skip the check).")
         var resource: String?
 
-        @Option(name: .long, help: "Verify as if now were this time, in milliseconds since the Unix epoch.")
+        @Option(name: .long, help: "Verify as if now were this time, in milliseconds since the Unix epoch (the current time by default).")
         var now: Int64?
 
         @Option(name: .long, help: "Tolerated clock skew in seconds (0 to 86400).")
@@ -99,7 +122,16 @@ struct TokenCommand: AsyncParsableCommand {
 
     struct Inspect: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Decode a media token WITHOUT verifying it (the output says UNVERIFIED)."
+            abstract: "Decode a media token WITHOUT verifying it (the output says UNVERIFIED).",
+            discussion: """
+                Prints the token's fields (sessionGUID, requestorID, resourceID, ttl, issueTime as sent and in \
+                milliseconds since the Unix epoch, mvpdId, proxyMvpdId) and its form: the root element, the signatureInfo \
+                end, the issueTime encoding and its UTC offset. Nothing is checked: use tvekit token verify before \
+                trusting any of it. The token is the serialized (Base64) form or raw token text, as an argument or on \
+                standard input with '-'.
+
+                Example: tvekit token inspect --json "$(cat TestVectors/media-token/real/token-A.txt)"
+                """
         )
 
         @Flag(name: .long, help: "Print JSON.")
@@ -162,7 +194,17 @@ struct TokenCommand: AsyncParsableCommand {
     struct Issue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Issue a signed media token (prints the serialized form).",
-            discussion: "Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with --password-env."
+            discussion: """
+                Give either --private-key (PEM or DER; --passphrase-env for an encrypted key) or --p12 with --password-env. \
+                The token has the real form of Adobe's service (the authToken root, an unslashed signatureInfo end, \
+                issueTime as a date at +0000) unless --utc-offset ±hhmm gives another offset, or --documented-form writes \
+                the form of Adobe's documentation. Write a negative offset as --utc-offset=-0700, so that it is not read \
+                as an option. The token lives --ttl milliseconds (420000, 7 minutes, by default) from --issue-time (now \
+                by default).
+
+                Example: tvekit token issue --p12 requestor.p12 --password-env P12_PASSWORD --requestor tvekit-sandbox \
+                --resource news --mvpd SandboxCable --utc-offset=-0700
+                """
         )
 
         @OptionGroup var key: KeySourceOptions
@@ -188,7 +230,9 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(name: .customLong("issue-time"), help: "Issue time in milliseconds since the Unix epoch (now by default).")
         var issueTime: Int64?
 
-        @Option(name: .customLong("utc-offset"), help: "The UTC offset of the dated issueTime, as ±hhmm (+0000 by default).")
+        @Option(
+            name: .customLong("utc-offset"),
+            help: "The UTC offset of the dated issueTime, as ±hhmm; write a negative one as --utc-offset=-0700.")
         var utcOffset = "+0000"
 
         @Flag(

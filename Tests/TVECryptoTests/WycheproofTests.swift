@@ -4,9 +4,11 @@ import Testing
 
 // Project Wycheproof RSA vectors (TestVectors/wycheproof, Apache-2.0). Every case of all 17 files runs.
 //
-// Policy for "acceptable" cases (documented in README.md, "Wycheproof policy"):
-// - Signature verification, MissingNull (DigestInfo without the NULL parameters): OpenSSL compares the whole
-//   encoded DigestInfo, and we follow it: the signature is REJECTED. The test pins that outcome.
+// Policy for "acceptable" cases (documented in the TVECrypto article "What TVECrypto guarantees", "Wycheproof's
+// "acceptable" cases"):
+// - Signature verification, MissingNull (DigestInfo without the NULL parameters): TVEKit builds the one valid
+//   EMSA-PKCS1-v1_5 block, with the NULL parameters, and compares it whole: the signature is REJECTED. The test pins that
+//   outcome.
 // - Signature generation, WeakHash (SHA-1): RSA signatures with SHA-1 are refused; `pkcs1v15(.sha1)` throws
 //   unsupportedAlgorithm. SmallPublicKey (e = 3): accepted, and the signature must equal the vector's.
 // - OAEP decryption, SmallIntegerCiphertext: either outcome is allowed by Wycheproof; if we decrypt, the

@@ -160,6 +160,25 @@ struct ArticleTests {
         #expect(today.verify(realToken, resourceID: "truTV").result == .tokenExpired)
     }
 
+    @Test("MRSS resources: an item of a channel plays on a request for the channel, not the other way round")
+    func mrssResources() throws {
+        let episode = #"<rss version="2.0"><channel><title>TNT</title><item><title>Episode 1</title></item></channel></rss>"#
+        let forChannel = MRSSResource.resource(episode, matches: "TNT")  // true: an item of the channel plays on a request for it
+        let forEpisode = MRSSResource.resource("TNT", matches: episode)  // false: a channel token does not name the episode
+        let channel = try MRSSResource(parsing: episode).channelTitle  // "TNT"
+
+        #expect(forChannel)
+        #expect(!forEpisode)
+        #expect(channel == "TNT")
+        #expect(MRSSResource.resource("TNT", matches: #"<rss version="2.0"><channel><title>TNT</title></channel></rss>"#))
+        let keys = try RSAPublicKey.keys(encodedKeysOrCertificates: Self.certificate())
+        let verifier = try MediaTokenVerifier(trustedKeys: keys, requestorID: "my-requestor")
+        let episodeToken = try Self.issue(resourceID: episode).serialized
+        let channelToken = try Self.issue(resourceID: "TNT").serialized
+        #expect(verifier.verify(episodeToken, resourceID: "TNT").isValid)
+        #expect(verifier.verify(channelToken, resourceID: episode).result == .invalidResourceID)
+    }
+
     /// A replay store that cannot answer (a database that is down).
     struct UnavailableStore: AsyncTokenReplayGuard {
         func recordFirstUse(of key: TokenReplayKey, expiresAt: Int64, now: Int64) async -> ReplayDecision {
@@ -206,6 +225,35 @@ struct ArticleTests {
             results.append(outcome.result)
         }
         #expect(results == [.invalidResourceID, .validToken])
+    }
+
+    // MARK: The media token wire form
+
+    @Test("issue tokens in the real and the documented form; parse one without verifying it")
+    func issueAndParse() throws {
+        let signingKey = Fixtures.leafKey
+
+        let issuer = MediaTokenIssuer(privateKey: signingKey)  // the real form, issueTime at +0000
+        let pacific = MediaTokenIssuer(privateKey: signingKey, form: .adobe(utcOffsetMinutes: -420))  // issueTime at -0700
+        let documented = MediaTokenIssuer(privateKey: signingKey, form: .documented)  // the form of Adobe's documentation
+        let token = try issuer.issue(requestorID: "my-requestor", resourceID: "my-channel", mvpdId: "my-mvpd")
+        let serializedToken = token.serialized  // Base64: what REST APIs carry in serializedToken
+
+        let parsed = try ShortMediaToken(parsing: serializedToken)  // UNVERIFIED: parse only
+        let root = parsed.form.root  // .authToken or .shortAuthorizationToken
+
+        #expect(root == .authToken)
+        #expect(parsed.form == .adobe)
+        #expect(parsed.issueTimeText.hasSuffix(" +0000"))
+        #expect(parsed.issueTime % 1000 == 0)
+        #expect(parsed.proxyMvpdId == nil)
+        let pacificToken = try pacific.issue(requestorID: "my-requestor", resourceID: "my-channel", mvpdId: "my-mvpd")
+        #expect(pacificToken.issueTimeText.hasSuffix(" -0700"))
+        let documentedToken = try documented.issue(requestorID: "my-requestor", resourceID: "my-channel", mvpdId: "my-mvpd")
+        #expect(try ShortMediaToken(parsing: documentedToken.serialized).form == .documented)
+        #expect(try ShortMediaToken(parsing: documentedToken.serialized).form.root == .shortAuthorizationToken)
+        let text = String(decoding: token.text, as: UTF8.self)
+        #expect(text.hasPrefix("<signatureInfo>") && text.contains("<signatureInfo><authToken>"))
     }
 
     // MARK: Signing a requestor ID

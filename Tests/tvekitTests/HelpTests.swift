@@ -14,7 +14,8 @@ struct HelpTests {
             let (path, type) = found[index]
             index += 1
             for subcommand in type.configuration.subcommands {
-                found.append((path + " " + (subcommand.configuration.commandName ?? "?"), subcommand))
+                // The name the parser matches: the configured one, or the one derived from the type's name.
+                found.append((path + " " + subcommand._commandName, subcommand))
             }
         }
         return found
@@ -34,6 +35,62 @@ struct HelpTests {
                 #expect(allowed, "\(path) --help breaks a paragraph before: \(next.prefix(60))")
             }
         }
+    }
+
+    @Test("every command gives one example: a full invocation of itself (a group may show one of its subcommands)")
+    func everyCommandGivesOneExample() {
+        let commands = Self.commands()
+        for (path, command) in commands {
+            let lines = command.configuration.discussion.split(separator: "\n").map(String.init)
+            let examples = lines.filter { $0.hasPrefix("Example: ") }
+            #expect(examples.count == 1, "\(path) --help gives \(examples.count) lines starting with \"Example: \"")
+            guard let example = examples.first else { continue }
+            let words = Self.shellWords(String(example.dropFirst("Example: ".count)))
+            // "tvekit", then the command's path, in order: a group's options may come before its subcommand
+            // (tvekit client --sp URL ... login), but a top-level command comes first.
+            let components = path.split(separator: " ").map(String.init)
+            var rest = words.dropFirst()
+            var inOrder = words.first == "tvekit" && (components.count == 1 || rest.first == components[1])
+            for component in components.dropFirst() {
+                guard let index = rest.firstIndex(of: component) else {
+                    inOrder = false
+                    break
+                }
+                rest = rest[(index + 1)...]
+            }
+            #expect(inOrder, "\(path) --help: the example is not an invocation of \(path): \(example)")
+            // The parser takes it (real option names and values) and lands on this command or one below it.
+            do {
+                let parsed = try TVEKitCommand.parseAsRoot(Array(words.dropFirst()))
+                let parsedPath = commands.first { ObjectIdentifier($0.type) == ObjectIdentifier(type(of: parsed)) }?.path ?? "?"
+                #expect(parsedPath == path || parsedPath.hasPrefix(path + " "), "\(path) --help: the example runs \(parsedPath)")
+            } catch {
+                Issue.record("\(path) --help: the example does not parse: \(TVEKitCommand.message(for: error))")
+            }
+        }
+    }
+
+    /// The words of a command line as a shell splits them: at spaces outside quotes, the quotes removed (enough for
+    /// the examples' "$(cat FILE)" and "$VARIABLE" arguments, which reach the parser as they are).
+    static func shellWords(_ line: String) -> [String] {
+        var words: [String] = []
+        var word: String?
+        var quote: Character?
+        for character in line {
+            if let open = quote {
+                if character == open { quote = nil } else { word = (word ?? "") + String(character) }
+            } else if character == "\"" || character == "'" {
+                quote = character
+                word = word ?? ""
+            } else if character == " " {
+                if let finished = word { words.append(finished) }
+                word = nil
+            } else {
+                word = (word ?? "") + String(character)
+            }
+        }
+        if let finished = word { words.append(finished) }
+        return words
     }
 
     @Test("tvekit --version prints the version and exits 0")
