@@ -105,7 +105,8 @@ sanitize: deps
 asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --no-parallel
 
-# libFuzzer over the media-token parser and verifier, with AddressSanitizer, for FUZZ_SECONDS (default 60).
+# libFuzzer over every fuzzer in turn (media tokens, metadata, SAML, C14N, REST API v2 requests, the /verify reader), with
+# AddressSanitizer, for FUZZ_SECONDS each (default 60).
 # New inputs go to .build-fuzz/corpus; crashes to Fuzz/artifacts (copy them to Fuzz/Regressions, which the tests replay).
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1

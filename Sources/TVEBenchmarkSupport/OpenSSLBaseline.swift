@@ -13,16 +13,20 @@ package final class OpenSSLBaseline: @unchecked Sendable {
     private let verifyContext: OpaquePointer
     private let signContext: OpaquePointer
     private let decryptContext: OpaquePointer
+    private let oaepContext: OpaquePointer
     private let digest: [UInt8]
     private let signature: [UInt8]
     private let ciphertext: [UInt8]
+    private let oaepCiphertext: [UInt8]
     private var output: [UInt8]
 
-    /// Prepares contexts for `key`, a SHA-256 digest of `message`, its signature and a PKCS#1 v1.5 ciphertext.
+    /// Prepares contexts for `key`, a SHA-256 digest of `message`, its signature, a PKCS#1 v1.5 ciphertext and an
+    /// OAEP (SHA-256, MGF1 with SHA-256) ciphertext.
     package init(key: RSAPrivateKey, message: [UInt8]) throws {
         digest = try HashFunction.sha256.hash(message)
         signature = try key.signature(for: message)
         ciphertext = try key.publicKey.encrypt(Array(digest.prefix(16)), padding: ._weakAndInsecurePKCS1v15)
+        oaepCiphertext = try key.publicKey.encrypt(Array(digest.prefix(16)), padding: .oaepSHA256)
         output = [UInt8](repeating: 0, count: key.publicKey.modulusByteCount)
         func context(_ pkey: OpaquePointer, _ setUp: (OpaquePointer) -> Bool) -> OpaquePointer? {
             guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return nil }
@@ -40,7 +44,7 @@ package final class OpenSSLBaseline: @unchecked Sendable {
                     && EVP_PKEY_CTX_set_signature_md($0, md) == 1
             }
         }
-        let (sign, decrypt) = key.withUnsafeEVPPKEY { pkey in
+        let (sign, decrypt, oaep) = key.withUnsafeEVPPKEY { pkey in
             (
                 context(pkey) {
                     EVP_PKEY_sign_init($0) == 1 && EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING) == 1
@@ -48,23 +52,31 @@ package final class OpenSSLBaseline: @unchecked Sendable {
                 },
                 context(pkey) {
                     EVP_PKEY_decrypt_init($0) == 1 && EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING) == 1
+                },
+                context(pkey) {
+                    EVP_PKEY_decrypt_init($0) == 1 && EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_OAEP_PADDING) == 1
+                        && EVP_PKEY_CTX_set_rsa_oaep_md($0, md) == 1 && EVP_PKEY_CTX_set_rsa_mgf1_md($0, md) == 1
                 }
             )
         }
-        guard let verify, let sign, let decrypt else {
+        guard let verify, let sign, let decrypt, let oaep else {
             // A class's deinit does not run when its init fails, so free what was made here.
-            [verify, sign, decrypt].forEach { $0.map { EVP_PKEY_CTX_free($0) } }
+            [verify, sign, decrypt, oaep].forEach { $0.map { EVP_PKEY_CTX_free($0) } }
             throw openSSLSetUpFailure("baseline context set-up failed")
         }
         verifyContext = verify
         signContext = sign
         decryptContext = decrypt
+        oaepContext = oaep
+        // Checked once every property is set, so that deinit frees the contexts when this throws.
+        guard decryptOAEP() else { throw openSSLSetUpFailure("the baseline OAEP ciphertext does not decrypt") }
     }
 
     deinit {
         EVP_PKEY_CTX_free(verifyContext)
         EVP_PKEY_CTX_free(signContext)
         EVP_PKEY_CTX_free(decryptContext)
+        EVP_PKEY_CTX_free(oaepContext)
     }
 
     /// One `EVP_PKEY_verify` of the precomputed digest.
@@ -82,6 +94,12 @@ package final class OpenSSLBaseline: @unchecked Sendable {
     package func decrypt() -> Bool {
         var length = output.count
         return EVP_PKEY_decrypt(decryptContext, &output, &length, ciphertext, ciphertext.count) == 1
+    }
+
+    /// One `EVP_PKEY_decrypt` of an OAEP block (SHA-256, MGF1 with SHA-256).
+    package func decryptOAEP() -> Bool {
+        var length = output.count
+        return EVP_PKEY_decrypt(oaepContext, &output, &length, oaepCiphertext, oaepCiphertext.count) == 1
     }
 }
 

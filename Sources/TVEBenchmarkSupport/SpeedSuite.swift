@@ -104,7 +104,7 @@ package enum SpeedSuite {
             SpeedOperation(name: "rsa2048-decrypt-pkcs1", batch: 2, baseline: baseline.decrypt, openssl: .sign(2048)) {
                 try key.decrypt(pkcs1Ciphertext, padding: ._weakAndInsecurePKCS1v15).count == 32
             },
-            SpeedOperation(name: "rsa2048-decrypt-oaep-sha256", batch: 2, baseline: baseline.decrypt, openssl: .sign(2048)) {
+            SpeedOperation(name: "rsa2048-decrypt-oaep-sha256", batch: 2, baseline: baseline.decryptOAEP, openssl: .sign(2048)) {
                 try key.decrypt(oaepCiphertext, padding: .oaepSHA256).count == 32
             },
             SpeedOperation(name: "base64-decode", batch: 256, baseline: base64Baseline.decode) {

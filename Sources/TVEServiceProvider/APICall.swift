@@ -23,7 +23,7 @@ struct APICall: Sendable {
         self.request = request
         self.address = address
         path = parameters
-        // A Bearer token is checked before any body is read or decoded: an unknown client costs nothing.
+        // A Bearer token is checked before the body is decoded (the body limit has read it, bounded, for every route).
         if let authorization = request.headers[.authorization], authorization.prefix(7).lowercased() == "bearer ",
             provider.registry.client(forBearer: authorization) == nil
         {

@@ -32,9 +32,10 @@ struct SpeedCommand: AsyncParsableCommand {
             compares it with python-xmlsec and signxml.
 
             Each operation alternates 50 ms slices of the TVEKit call with the bare OpenSSL call that `openssl speed` \
-            times (EVP_PKEY_verify/sign/decrypt on a context set up once), on the same key, or with EVP_DecodeBlock \
-            for the Base64 and parse operations; "ratio" is TVEKit's rate over that baseline, paired slice by slice so \
-            that changes in the machine's speed cancel out.
+            times (EVP_PKEY_verify/sign/decrypt on a context set up once), on the same key and padding, or with \
+            EVP_DecodeBlock for base64-decode and token-parse; "ratio" is TVEKit's rate over that baseline, paired \
+            slice by slice so that changes in the machine's speed cancel out. token-parse-text and the SAML \
+            operations have no baseline.
 
             With --compare-openssl, the measurement runs in rounds (one per second of --seconds, at least two): each \
             round measures every operation for one second and runs `openssl speed -seconds 1 rsa1024 rsa2048` (only \
