@@ -346,7 +346,7 @@ let package = Package(
         ),
         .testTarget(
             name: "tvekitTests",
-            dependencies: ["tvekit", "TVESandbox"]
+            dependencies: ["tvekit", "TVESandbox", "TVETestSupport"]
         ),
     ]
 )

@@ -38,7 +38,7 @@ enum PostgresCluster {
         }
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try Spawning.start(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

@@ -33,24 +33,20 @@ struct XmlsecInteropTests {
         let file = directory.appendingPathComponent("response.xml")
         try Data(xml.utf8).write(to: file)
         let certificate = Fixtures.repository.appendingPathComponent("TestVectors/fixtures/leaf.cert.pem").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "xmlsec1", "--verify", "--pubkey-cert-pem", certificate, "--enabled-key-data", "raw-x509-cert",
-            "--id-attr:ID", "urn:oasis:names:tc:SAML:2.0:assertion:Assertion",
-            "--id-attr:ID", "urn:oasis:names:tc:SAML:2.0:protocol:Response",
-            "--node-xpath", xpath, file.path,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        if process.terminationStatus == 127 {
-            Issue.record("xmlsec1 is missing: `make test` installs it (apt package xmlsec1)")
+        let outcome: Spawning.Outcome
+        do {
+            outcome = try Spawning.run(
+                "xmlsec1",
+                arguments: [
+                    "--verify", "--pubkey-cert-pem", certificate, "--enabled-key-data", "raw-x509-cert",
+                    "--id-attr:ID", "urn:oasis:names:tc:SAML:2.0:assertion:Assertion",
+                    "--id-attr:ID", "urn:oasis:names:tc:SAML:2.0:protocol:Response",
+                    "--node-xpath", xpath, file.path,
+                ])
+        } catch {
+            Issue.record("xmlsec1 cannot be started (\(error)): `make test` installs it (apt package xmlsec1)")
+            throw error
         }
-        return (process.terminationStatus, text)
+        return (outcome.status, String(decoding: outcome.stdout + outcome.stderr, as: UTF8.self))
     }
 }

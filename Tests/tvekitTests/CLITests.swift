@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+import TVETestSupport
 import Testing
 
 /// Runs the built `tvekit` binary, as a user would.
@@ -29,31 +30,13 @@ enum CLI {
     /// - Parameter input: what standard input holds (nothing by default).
     static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws -> Outcome {
         let binary = try #require(binary, "the tvekit binary was not built next to the tests")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        var inputFile: URL? = nil
-        if let input {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-stdin-\(UUID().uuidString)")
-            try input.write(to: file)
-            inputFile = file
-            process.standardInput = try FileHandle(forReadingFrom: file)
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        defer { if let inputFile { try? FileManager.default.removeItem(at: inputFile) } }
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // posix_spawn, not Foundation's Process: see Spawning (the Wycheproof test starts hundreds of these at once).
+        let outcome = try Spawning.run(
+            binary.path, arguments: arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            input: input)
         return Outcome(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+            status: outcome.status, stdout: String(decoding: outcome.stdout, as: UTF8.self),
+            stderr: String(decoding: outcome.stderr, as: UTF8.self))
     }
 
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
@@ -552,7 +535,7 @@ struct ServeCommandTests {
         collector.collect(from: errors.fileHandleForReading)
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try Spawning.start(process)
         var port: String?
         for _ in 0..<300 where port == nil {
             try await Task.sleep(for: .milliseconds(100))

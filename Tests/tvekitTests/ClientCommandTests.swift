@@ -1,5 +1,6 @@
 import Foundation
 import TVESandbox
+import TVETestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -48,7 +49,7 @@ struct ClientCommandTests {
         collector.collect(from: output.fileHandleForReading)
         login.standardOutput = output
         login.standardError = FileHandle.nullDevice
-        try login.run()
+        try Spawning.start(login)
         var page: URL?
         for _ in 0..<100 where page == nil {
             try await Task.sleep(for: .milliseconds(100))

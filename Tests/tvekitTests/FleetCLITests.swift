@@ -1,4 +1,5 @@
 import Foundation
+import TVETestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -55,7 +56,7 @@ struct FleetShutdownCLITests {
         ]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try Spawning.start(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -72,7 +73,7 @@ struct FleetShutdownCLITests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try Spawning.start(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
@@ -112,7 +113,7 @@ struct FleetShutdownCLITests {
         ]
         lock.standardOutput = FileHandle.nullDevice
         lock.standardError = FileHandle.nullDevice
-        try lock.run()
+        try Spawning.start(lock)
         try await Task.sleep(for: .milliseconds(400))
         let inFlight = tokens.dropFirst().map { token in Task { try await verify(token) } }
         // The stop begins once the checks wait in PostgreSQL (two statements: the store's default in flight), not after a
