@@ -395,7 +395,8 @@ struct CLITests {
         ])
     func metadataRoundTrip(jwe: [String]) throws {
         let plain = try temporaryFile(
-            #"{"updated": 7, "encrypted": ["zip", "userID"], "data": {"zip": ["12345"], "userID": "user-in-the-clear-0001", "tokenSource": "Apple"}}"#)
+            #"{"updated": 7, "encrypted": ["zip", "userID"], "data": {"zip": ["12345"], "userID": "user-in-the-clear-0001", "tokenSource": "Apple"}}"#
+        )
         let encrypted = try CLI.run(["metadata", "encrypt", "--cert", CLI.fixture("leaf.cert.pem")] + jwe + [plain])
         #expect(encrypted.status == 0, "\(encrypted.stderr)")
         // A 22-character marker: a short one (it was "u-1") can occur in Base64url ciphertext by chance, and once did.
