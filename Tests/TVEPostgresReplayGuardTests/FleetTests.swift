@@ -104,10 +104,7 @@ struct FleetTests {
     func slowDatabaseHitsTheTimeout() async throws {
         let configuration = try PostgresCluster.configuration(timeout: .milliseconds(200))
         let store = try PostgresReplayGuard(configuration: configuration)
-        var lockerConfiguration = PostgresClient.Configuration(
-            host: configuration.host, port: configuration.port, username: configuration.username, password: nil,
-            database: configuration.database, tls: .disable)
-        lockerConfiguration.options.maximumConnections = 1
+        let lockerConfiguration = PostgresCluster.clientConfiguration(for: configuration, maximumConnections: 1)
         let locker = PostgresClient(configuration: lockerConfiguration, backgroundLogger: Logger(label: "test"))
         try await withServices([store, locker]) {
             try await store.createSchema()
@@ -141,10 +138,7 @@ struct FleetTests {
     func unansweredStatementFailsClosedAtTheDeadline() async throws {
         var configuration = try PostgresCluster.configuration()
         configuration.timeout = .milliseconds(300)
-        var postgres = PostgresClient.Configuration(
-            host: configuration.host, port: configuration.port, username: configuration.username, password: nil,
-            database: configuration.database, tls: .disable)
-        postgres.options.maximumConnections = 3
+        let postgres = PostgresCluster.clientConfiguration(for: configuration, maximumConnections: 3)
         let client = PostgresClient(configuration: postgres)
         let store = try PostgresReplayGuard(client: client, configuration: configuration)
         let running = Task { await client.run() }
@@ -176,10 +170,7 @@ struct InjectedClientTests {
     @Test("a guard on an injected PostgresClient (the caller runs it, on the caller's event loops) keeps one-time use")
     func injectedClient() async throws {
         let configuration = try PostgresCluster.configuration()
-        var postgres = PostgresClient.Configuration(
-            host: configuration.host, port: configuration.port, username: configuration.username, password: nil,
-            database: configuration.database, tls: .disable)
-        postgres.options.maximumConnections = 2
+        let postgres = PostgresCluster.clientConfiguration(for: configuration, maximumConnections: 2)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let client = PostgresClient(configuration: postgres, eventLoopGroup: group)
         let store = try PostgresReplayGuard(client: client, configuration: configuration)
@@ -202,10 +193,7 @@ extension InjectedClientTests {
     func firstCheckCreatesTheTable() async throws {
         // A generous timeout: creating a table commits twice, which a loaded test machine can make slow.
         let configuration = try PostgresCluster.configuration(timeout: .seconds(30))
-        var postgres = PostgresClient.Configuration(
-            host: configuration.host, port: configuration.port, username: configuration.username, password: nil,
-            database: configuration.database, tls: .disable)
-        postgres.options.maximumConnections = 2
+        let postgres = PostgresCluster.clientConfiguration(for: configuration, maximumConnections: 2)
         let client = PostgresClient(configuration: postgres)
         let store = try PostgresReplayGuard(client: client, configuration: configuration)
         let running = Task { await client.run() }
@@ -257,10 +245,7 @@ struct BatchStatementTests {
         configuration.maximumConcurrentStatements = 1
         let metrics = VerificationMetrics()
         let store = try PostgresReplayGuard(configuration: configuration, metricsFactory: metrics.factory)
-        var lockerConfiguration = PostgresClient.Configuration(
-            host: configuration.host, port: configuration.port, username: configuration.username, password: nil,
-            database: configuration.database, tls: .disable)
-        lockerConfiguration.options.maximumConnections = 1
+        let lockerConfiguration = PostgresCluster.clientConfiguration(for: configuration, maximumConnections: 1)
         let locker = PostgresClient(configuration: lockerConfiguration, backgroundLogger: Logger(label: "test"))
         try await withServices([store, locker]) {
             try await store.createSchema()

@@ -72,6 +72,18 @@ enum PostgresCluster {
         configuration.timeout = timeout
         return configuration
     }
+
+    /// A postgres-nio configuration for the database of `configuration` (no password, no TLS), with a pool of
+    /// `maximumConnections`: for tests that run a client of their own beside the guard.
+    static func clientConfiguration(
+        for configuration: PostgresReplayGuard.Configuration, maximumConnections: Int
+    ) -> PostgresClient.Configuration {
+        var client = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username, password: nil,
+            database: configuration.database, tls: .disable)
+        client.options.maximumConnections = maximumConnections
+        return client
+    }
 }
 
 /// A cluster of its own (under .postgres-outage/) for the test that stops its database, so that the tests running beside
