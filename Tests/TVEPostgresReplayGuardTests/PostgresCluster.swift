@@ -30,24 +30,18 @@ enum PostgresCluster {
     @discardableResult
     static func script(_ arguments: [String], directory: String? = nil) throws -> String {
         let command = arguments.joined(separator: " ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [repository.appendingPathComponent("scripts/postgres.sh").path] + arguments
-        if let directory {
-            process.environment = ProcessInfo.processInfo.environment.merging(["TVEKIT_POSTGRES_DIR": directory]) { $1 }
-        }
-        let output = Pipe()
-        process.standardOutput = output
-        try Spawning.start(process)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        var environment = ProcessInfo.processInfo.environment
+        if let directory { environment["TVEKIT_POSTGRES_DIR"] = directory }
+        let outcome = try Spawning.run(
+            "/bin/bash", arguments: [repository.appendingPathComponent("scripts/postgres.sh").path] + arguments,
+            environment: environment)
+        guard outcome.status == 0 else {
             throw ClusterError(
                 reason:
-                    "scripts/postgres.sh \(command) failed (exit \(process.terminationStatus)); see postgres.log in .postgres/ or the folder named in .postgres/cluster"
+                    "scripts/postgres.sh \(command) failed (exit \(outcome.status)): \(String(decoding: outcome.stderr.suffix(2000), as: UTF8.self)); see postgres.log in .postgres/ or the folder named in .postgres/cluster"
             )
         }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: outcome.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     struct ClusterError: Error, CustomStringConvertible {

@@ -12,13 +12,34 @@ import Foundation
 /// connections) crashed in that `memcpy` in CI. So:
 /// - ``run(_:arguments:environment:input:)`` starts short-lived children with `posix_spawn` directly, and collects
 ///   their output and status;
-/// - ``start(_:)`` starts the few long-lived `Process` children (servers the tests signal) one at a time.
+/// - ``launch(_:arguments:environment:standardOutput:standardError:)`` starts the children that run beside a test
+///   (servers it signals), the same way.
 package enum Spawning {
     private static let lock = NSLock()
 
-    /// Runs `process.run()` under a process-wide lock: for the few children a test must hold as a `Process`.
-    package static func start(_ process: Process) throws {
-        try locked { try process.run() }
+    /// Where a launched child's output goes.
+    package enum Output: Sendable {
+        /// `/dev/null`.
+        case discarded
+        /// A pipe, whose reading end is the child's ``Child/standardOutput`` or ``Child/standardError``.
+        case piped
+    }
+
+    /// Starts `executable` (a path, or a name looked up in `PATH`) with `arguments` and `environment`, standard input
+    /// from `/dev/null`, and returns at once: for children that run beside the test (servers it signals, a login that
+    /// waits for a browser). Read their output from the returned handles; end them with ``Child/signal(_:)`` or
+    /// ``Child/terminate()``.
+    package static func launch(
+        _ executable: String, arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        standardOutput: Output = .discarded, standardError: Output = .discarded
+    ) throws -> Child {
+        let spawned = try spawn(
+            executable, arguments: arguments, environment: environment, input: nil, output: standardOutput == .piped,
+            errors: standardError == .piped)
+        return Child(
+            pid: spawned.pid,
+            standardOutput: spawned.output.map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) },
+            standardError: spawned.errors.map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) })
     }
 
     private static func locked<T>(_ body: () throws -> T) rethrows -> T {
@@ -49,9 +70,6 @@ package enum Spawning {
         _ executable: String, arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         input: Data? = nil
     ) throws -> Outcome {
-        var output: [Int32] = [-1, -1]
-        var errors: [Int32] = [-1, -1]
-        defer { (output + errors).filter { $0 >= 0 }.forEach { close($0) } }
         // The input goes through a file, so that writing it can never wait for the child.
         var inputFile: URL? = nil
         if let input {
@@ -60,11 +78,30 @@ package enum Spawning {
             inputFile = file
         }
         defer { if let inputFile { try? FileManager.default.removeItem(at: inputFile) } }
+        let spawned = try spawn(
+            executable, arguments: arguments, environment: environment, input: inputFile?.path, output: true, errors: true)
+        defer { [spawned.output, spawned.errors].compactMap { $0 }.forEach { close($0) } }
+        // Standard error on a thread of its own, standard output here: neither pipe can fill up and block the child.
+        let errorReader = PipeReader(descriptor: spawned.errors ?? -1)
+        Thread { errorReader.readToEnd() }.start()
+        let outputReader = PipeReader(descriptor: spawned.output ?? -1)
+        outputReader.readToEnd()
+        errorReader.finished.wait()
+        return Outcome(status: Child.wait(for: spawned.pid), stdout: outputReader.data, stderr: errorReader.data)
+    }
 
+    /// Starts a child: standard input from `input` (a file's path) or `/dev/null`; standard output and error into pipes
+    /// (whose reading ends are returned) or `/dev/null`.
+    private static func spawn(
+        _ executable: String, arguments: [String], environment: [String: String], input: String?, output: Bool, errors: Bool
+    ) throws -> (pid: pid_t, output: Int32?, errors: Int32?) {
+        var pipes: [[Int32]] = []
+        var handedOver = false
+        defer { if !handedOver { pipes.joined().forEach { close($0) } } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, inputFile?.path ?? "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
 
         let argv = ([executable] + arguments).map { strdup($0) }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") }
@@ -76,15 +113,18 @@ package enum Spawning {
         let spawned: Int32 = try locked {
             // The pipes are made and marked close-on-exec under the spawn lock, so that no other child started by the
             // tests can inherit them (it would hold a pipe open).
-            for index in 0..<2 {
+            for (target, wanted) in [(Int32(1), output), (Int32(2), errors)] {
+                guard wanted else {
+                    posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
+                    continue
+                }
                 var ends: [Int32] = [-1, -1]
                 guard pipe(&ends) == 0 else { throw SpawnError(description: "pipe: errno \(errno)") }
                 _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
                 _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
-                if index == 0 { output = ends } else { errors = ends }
+                pipes.append(ends)
+                posix_spawn_file_actions_adddup2(&actions, ends[1], target)
             }
-            posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-            posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
             return (argv + [nil]).withUnsafeBufferPointer { arguments in
                 (envp + [nil]).withUnsafeBufferPointer { environment in
                     guard let arguments = arguments.baseAddress, let environment = environment.baseAddress else { return EINVAL }
@@ -96,24 +136,82 @@ package enum Spawning {
         }
         guard spawned == 0 else { throw SpawnError(description: "cannot start \(executable): error \(spawned)") }
         // The parent keeps only the reading ends, so that each pipe ends when the child exits.
-        close(output[1])
-        output[1] = -1
-        close(errors[1])
-        errors[1] = -1
-
-        // Standard error on a thread of its own, standard output here: neither pipe can fill up and block the child.
-        let errorReader = PipeReader(descriptor: errors[0])
-        Thread { errorReader.readToEnd() }.start()
-        let outputReader = PipeReader(descriptor: output[0])
-        outputReader.readToEnd()
-        errorReader.finished.wait()
-
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
-        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Outcome(status: code, stdout: outputReader.data, stderr: errorReader.data)
+        for ends in pipes { close(ends[1]) }
+        handedOver = true
+        var readers = pipes.map { $0[0] }[...]
+        return (pid, output ? readers.popFirst() : nil, errors ? readers.popFirst() : nil)
     }
+}
+
+/// A child started by ``Spawning/launch(_:arguments:environment:standardOutput:standardError:)``: the part of
+/// Foundation's `Process` that the tests use.
+package final class Child: @unchecked Sendable {
+    // `status` is guarded by `lock`.
+    private let lock = NSLock()
+    private var status: Int32?
+    /// The child's process ID.
+    package let processIdentifier: pid_t
+    /// The reading end of the child's standard output, when piped.
+    package let standardOutput: FileHandle?
+    /// The reading end of the child's standard error, when piped.
+    package let standardError: FileHandle?
+
+    init(pid: pid_t, standardOutput: FileHandle?, standardError: FileHandle?) {
+        processIdentifier = pid
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
+
+    /// Whether the child still runs (reaps it once it has ended).
+    package var isRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard status == nil else { return false }
+        var raw: Int32 = 0
+        guard waitpid(processIdentifier, &raw, WNOHANG) == processIdentifier else { return true }
+        status = Self.decode(raw)
+        return false
+    }
+
+    /// The exit status, or 128 + the signal's number; waits for the child to end.
+    package var terminationStatus: Int32 {
+        waitUntilExit()
+        lock.lock()
+        defer { lock.unlock() }
+        return status ?? -1
+    }
+
+    /// Sends `number` to the child.
+    package func signal(_ number: Int32) { kill(processIdentifier, number) }
+
+    /// Sends SIGTERM.
+    package func terminate() { signal(SIGTERM) }
+
+    /// Waits for the child to end.
+    package func waitUntilExit() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard status == nil else { return }
+        status = Self.wait(for: processIdentifier)
+    }
+
+    deinit {
+        // A child nobody waited for is stopped and reaped, so that it neither outlives the test nor stays a zombie.
+        if status == nil {
+            kill(processIdentifier, SIGKILL)
+            _ = Self.wait(for: processIdentifier)
+        }
+    }
+
+    /// `waitpid` until it answers; the decoded status.
+    static func wait(for pid: pid_t) -> Int32 {
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        return decode(raw)
+    }
+
+    /// WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import: the exit status, or 128 + the signal.
+    static func decode(_ raw: Int32) -> Int32 { (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f) }
 }
 
 /// Reads a pipe to its end.

@@ -527,17 +527,11 @@ struct ServeCommandTests {
     }
 
     /// Starts `tvekit serve` with `arguments` and waits for its "listening on" line.
-    static func start(_ arguments: [String]) async throws -> (Process, Collector, String) {
+    static func start(_ arguments: [String]) async throws -> (Child, Collector, String) {
         let binary = try #require(CLI.binary, "the tvekit binary was not built next to the tests")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve", "--port", "0"] + arguments
-        let errors = Pipe()
+        let process = try Spawning.launch(binary.path, arguments: ["serve", "--port", "0"] + arguments, standardError: .piped)
         let collector = Collector()
-        collector.collect(from: errors.fileHandleForReading)
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try Spawning.start(process)
+        collector.collect(from: try #require(process.standardError))
         var port: String?
         for _ in 0..<300 where port == nil {
             try await Task.sleep(for: .milliseconds(100))
@@ -556,8 +550,8 @@ struct ServeCommandTests {
         var description: String { message }
     }
 
-    static func stop(_ process: Process, signal number: Int32) async throws -> Int32 {
-        kill(process.processIdentifier, number)
+    static func stop(_ process: Child, signal number: Int32) async throws -> Int32 {
+        process.signal(number)
         for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         if process.isRunning { process.terminate() }
         return process.terminationStatus

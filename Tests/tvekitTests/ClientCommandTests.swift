@@ -41,15 +41,10 @@ struct ClientCommandTests {
 
         // The login waits for the phone: run it beside the test, read the page it prints.
         let binary = try #require(CLI.binary)
-        let login = Process()
-        login.executableURL = binary
-        login.arguments = Array(base.dropLast()) + ["login", "--mvpd", "SandboxCable"]
-        let output = Pipe()
+        let login = try Spawning.launch(
+            binary.path, arguments: Array(base.dropLast()) + ["login", "--mvpd", "SandboxCable"], standardOutput: .piped)
         let collector = ServeCommandTests.Collector()
-        collector.collect(from: output.fileHandleForReading)
-        login.standardOutput = output
-        login.standardError = FileHandle.nullDevice
-        try Spawning.start(login)
+        collector.collect(from: try #require(login.standardOutput))
         var page: URL?
         for _ in 0..<100 where page == nil {
             try await Task.sleep(for: .milliseconds(100))

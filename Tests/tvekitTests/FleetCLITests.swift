@@ -48,35 +48,24 @@ struct FleetShutdownCLITests {
     /// The cluster's URL: TVEKIT_POSTGRES_URL, else the project's cluster, started for this test process.
     static func clusterURL() throws -> String {
         if let url = ProcessInfo.processInfo.environment["TVEKIT_POSTGRES_URL"], !url.isEmpty { return url }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [
-            CLI.repository.appendingPathComponent("scripts/postgres.sh").path, "start", "--for-pid",
-            String(ProcessInfo.processInfo.processIdentifier),
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try Spawning.start(process)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let outcome = try Spawning.run(
+            "/bin/bash",
+            arguments: [
+                CLI.repository.appendingPathComponent("scripts/postgres.sh").path, "start", "--for-pid",
+                String(ProcessInfo.processInfo.processIdentifier),
+            ])
+        return String(decoding: outcome.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The replay guard's statements that wait for a lock.
     static func waitingStatements(_ url: String) throws -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "psql", url, "-tAc",
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tvekit-replay-guard' AND wait_event_type = 'Lock'",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try Spawning.start(process)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let outcome = try Spawning.run(
+            "psql",
+            arguments: [
+                url, "-tAc",
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'tvekit-replay-guard' AND wait_event_type = 'Lock'",
+            ])
+        return Int(String(decoding: outcome.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
     @Test(
@@ -105,15 +94,11 @@ struct FleetShutdownCLITests {
         // The table exists once a first token is checked.
         #expect(try await verify(tokens[0]) == 200)
         // A session holds the table locked: the next checks wait in PostgreSQL.
-        let lock = Process()
-        lock.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        lock.arguments = [
-            "psql", url, "-q", "-c",
-            "BEGIN; LOCK TABLE tvekit_replay_keys IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(2.5); COMMIT;",
-        ]
-        lock.standardOutput = FileHandle.nullDevice
-        lock.standardError = FileHandle.nullDevice
-        try Spawning.start(lock)
+        let lock = try Spawning.launch(
+            "psql",
+            arguments: [
+                url, "-q", "-c", "BEGIN; LOCK TABLE tvekit_replay_keys IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(2.5); COMMIT;",
+            ])
         try await Task.sleep(for: .milliseconds(400))
         let inFlight = tokens.dropFirst().map { token in Task { try await verify(token) } }
         // The stop begins once the checks wait in PostgreSQL (two statements: the store's default in flight), not after a
