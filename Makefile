@@ -25,7 +25,8 @@ build: deps
 	$(SWIFT) build
 
 # House rules that a compiler does not check: the formatter's configuration (.swift-format), no source file over
-# 400 lines, and the module graph in ARCHITECTURE.md is the one in Package.swift.
+# 400 lines, the module graph in ARCHITECTURE.md is the one in Package.swift, and TVEAccessEnabler's folders follow
+# the layers ARCHITECTURE.md draws.
 LINT_PATHS := Sources Tests Fuzz Benchmarks Package.swift
 lint: openapi-generator
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
@@ -34,6 +35,7 @@ lint: openapi-generator
 	  -exec wc -l {} + | awk '$$2 != "total" && $$1 > 400'); \
 	if [ -n "$$over" ]; then echo "source files over 400 lines:"; echo "$$over"; exit 1; fi
 	python3 scripts/check-architecture.py
+	python3 scripts/check-folders.py
 
 # The REST API v2 and DCR contracts: Adobe's files (OpenAPI/adobe) with TVEKit's overlays (OpenAPI/overlays) through
 # swift-openapi-generator 1.14.3, pinned by the nested package OpenAPI/generator and built into its own folder, so that

@@ -3,8 +3,10 @@ import Foundation
 extension PassAPIv2 {
     /// The `X-Device-Info` header: Base64 of a JSON object that describes the device.
     ///
-    /// **Choice:** TVEKit requires the keys REST API v2 documents as required (``requiredKeys``), each a non-empty
-    /// string or a number; other keys are kept as they are.
+    /// **Choice:** the keys REST API v2 documents as required (``requiredKeys``) are each a non-empty string or a number
+    /// when ``init(header:requiringKeys:)`` is asked to require them; other keys are kept as they are. An app's client
+    /// sends the device information as the app gives it (Adobe's service fills in what is missing from the request
+    /// itself), so the flow layer checks only its form.
     public struct DeviceInfo: Sendable, Hashable {
         /// The header's name.
         public static let headerName = "X-Device-Info"
@@ -14,11 +16,19 @@ extension PassAPIv2 {
         /// The string and number values, numbers as their JSON text.
         public let values: [String: String]
 
+        /// Reads a header value that must hold each of ``requiredKeys``.
+        /// - Parameter value: the header's value.
+        /// - Throws: ``HeaderError`` as ``init(header:requiringKeys:)`` says.
+        public init(header value: String) throws(HeaderError) { try self.init(header: value, requiringKeys: true) }
+
         /// Reads a header value.
+        /// - Parameters:
+        ///   - value: the header's value.
+        ///   - requiringKeys: whether each of ``requiredKeys`` must be there.
         /// - Throws: ``HeaderError`` with code `invalid_header_device_info` when the value is not Base64 of a JSON
-        ///   object within the limits, lacks a required key, or would be over ``PassAPIv2/maximumHeaderBytes`` once
-        ///   re-encoded (``header``).
-        public init(header value: String) throws(HeaderError) {
+        ///   object within the limits, lacks a required key (when they are required), or would be over
+        ///   ``PassAPIv2/maximumHeaderBytes`` once re-encoded (``header``).
+        public init(header value: String, requiringKeys: Bool) throws(HeaderError) {
             let code = "invalid_header_device_info"
             let object = try PassAPIv2.jsonObject(base64: value, code: code, header: Self.headerName)
             var values: [String: String] = [:]
@@ -29,7 +39,7 @@ extension PassAPIv2 {
                     values[key] = number.stringValue
                 }
             }
-            for key in Self.requiredKeys where (values[key] ?? "").isEmpty {
+            for key in Self.requiredKeys where requiringKeys && (values[key] ?? "").isEmpty {
                 throw HeaderError(code: code, reason: "\(Self.headerName) lacks the required key \(key)")
             }
             self.values = values

@@ -107,7 +107,8 @@ struct FailureTests {
             let enabler = makeEnabler(provider.enabler(transport: FaultyTransport([("/api/v1/config", throttled, 10)])), recorder)
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             await enabler.drain()
-            #expect(recorder.flow.first == .status("CFG429", "the service provider throttled GET /api/v1/config/tvekit-sandbox"))
+            guard case .status("CFG429", let message)? = recorder.flow.first else { Issue.record("\(recorder.flow)"); return }
+            #expect(message == "the service provider throttled GET /api/v1/config/tvekit-sandbox (HTTP 429 4 times in 8 s)")
             #expect(recorder.flow.last == .requestorComplete(0))
         }
     }

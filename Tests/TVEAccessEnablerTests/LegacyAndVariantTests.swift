@@ -13,7 +13,7 @@ struct LegacyAndVariantTests {
         let core = AsyncAccessEnabler(
             configuration: .init(
                 clock: provider.clock, platform: platform, pollingInterval: .milliseconds(50),
-                sleep: SleepRecorder().sleep))
+                sleep: SleepRecorder().sleep, api: .v1))
         return makeEnabler(core, recorder)
     }
 

@@ -16,7 +16,8 @@ struct RequestorSetupTests {
         try await withLocalProvider(configuration) { provider in
             // A wrong signed requestor ID, then the right one, on the same instance.
             let transport = RecordingTransport()
-            let core = AsyncAccessEnabler(configuration: .init(transport: transport, clock: provider.clock, sleep: SleepRecorder().sleep))
+            let core = AsyncAccessEnabler(
+                configuration: .init(transport: transport, clock: provider.clock, sleep: SleepRecorder().sleep, api: .v1))
             await #expect(throws: AccessEnablerError.self) {
                 try await core.setRequestor("tvekit-sandbox", signedRequestorID: "bm90IGEgc2lnbmF0dXJl", serviceProviders: [provider.url])
             }

@@ -52,6 +52,8 @@ struct V2AccessTokenAndErrorTests {
             transport.on(
                 "POST", "/o/client/token", .status(401, body: #"{"error":"invalid_client","error_description":"unknown client"}"#),
                 times: 1)
+            // The access token kept in the store has expired: the relaunch asks for a new one.
+            provider.clock.advance(seconds: 21_601)
             let relaunched = provider.v2Enabler(store: store, transport: transport)
             #expect(try await relaunched.setRequestor("tvekit-sandbox", serviceProviders: [provider.url]).count == 4)
             #expect(transport.sent("/o/client/register").count == 1)

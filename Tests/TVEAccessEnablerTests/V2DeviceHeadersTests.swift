@@ -17,16 +17,32 @@ struct V2DeviceHeadersTests {
         #expect(try V2DeviceHeaders(deviceID: "x", deviceInfo: nil, platform: .iOS).deviceInfo != headers.deviceInfo)
     }
 
-    @Test("missingDeviceInfoKeys: the app's device information is checked before anything is sent, naming the key, not the value")
-    func missingDeviceInfoKeys() throws {
-        let partial = Data(#"{"model":"secret-model","osName":"tvOS"}"#.utf8).base64EncodedString()
-        #expect {
-            try V2DeviceHeaders(deviceID: "d", deviceInfo: partial, platform: .tvOS)
-        } throws: { error in
-            guard let error = error as? AccessEnablerError else { return false }
-            return error.code == .internalError && error.message.contains("primaryHardwareType") && !error.message.contains("secret-model")
-        }
+    @Test(
+        "partialDeviceInfoIsSentAsGiven: device information without v2's six keys (Adobe's own tvOS sample lacks two) goes as the app gave it"
+    )
+    func partialDeviceInfoIsSentAsGiven() throws {
+        // Adobe's tvOS sample header: no vendor, no connectionPort.
+        let sample = Data(
+            #"{"primaryHardwareType":"SetTopBox","model":"AppleTV","osName":"tvOS","osVendor":"Apple","connectionSecure":"true"}"#.utf8
+        )
+        .base64EncodedString()
+        #expect(try V2DeviceHeaders(deviceID: "d", deviceInfo: sample, platform: .tvOS).deviceInfo == sample)
         let complete = V2DeviceHeaders.defaultDeviceInfo(for: .iOS).header
         #expect(try V2DeviceHeaders(deviceID: "d", deviceInfo: complete, platform: .tvOS).deviceInfo == complete)
+    }
+
+    @Test(
+        "malformedDeviceInfoIsRefusedBeforeSending: not Base64, not a JSON object, or over the limit: refused, the message without the value",
+        arguments: [
+            "not base64 at all!", Data("[1,2]".utf8).base64EncodedString(), Data(#"{"model":"secret-model""#.utf8).base64EncodedString(),
+        ]
+    )
+    func malformedDeviceInfoIsRefusedBeforeSending(_ value: String) throws {
+        #expect {
+            try V2DeviceHeaders(deviceID: "d", deviceInfo: value, platform: .tvOS)
+        } throws: { error in
+            guard let error = error as? AccessEnablerError else { return false }
+            return error.code == .internalError && !error.message.contains("secret-model") && !error.message.contains(value)
+        }
     }
 }

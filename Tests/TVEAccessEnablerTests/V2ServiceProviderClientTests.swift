@@ -10,12 +10,12 @@ struct V2ServiceProviderClientTests {
     static func client(
         _ provider: LocalProvider, transport: any EntitlementTransport = URLSessionTransport(timeout: 5), clock: TestClock? = nil
     ) throws -> V2ServiceProviderClient {
-        let base = ServiceProviderClient(
-            baseURL: provider.url, requestor: "tvekit-sandbox", identity: .softwareStatement(provider.softwareStatement, redirectURI: nil),
-            transport: transport, deviceInfo: "e30=", extraFields: [], clock: clock ?? provider.clock, sleep: { _ in })
+        let credentials = ClientCredentials(
+            baseURL: provider.url, softwareStatement: provider.softwareStatement, redirectURI: nil, transport: transport,
+            clock: clock ?? provider.clock, sleep: { _ in }, deviceInfo: "e30=", stored: nil)
         return V2ServiceProviderClient(
-            base: base, serviceProviderURL: provider.url, requestor: "tvekit-sandbox", transport: transport,
-            headers: try V2DeviceHeaders(deviceID: "device-1", deviceInfo: nil, platform: .tvOS))
+            credentials: credentials, serviceProviderURL: provider.url, requestor: "tvekit-sandbox", transport: transport,
+            headers: try V2DeviceHeaders(deviceID: "device-1", deviceInfo: nil, platform: .tvOS), clock: clock ?? provider.clock)
     }
 
     @Test("configuration and a session: DCR, the bearer token and the device headers, through the app's transport")

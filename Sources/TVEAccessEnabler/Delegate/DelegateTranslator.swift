@@ -220,9 +220,12 @@ package struct DelegateTranslator: Sendable {
     }
 
     /// The hashed user GUID of tracking data: MD5 of the user ID, in lowercase hex, as the seeds say (an identifier
-    /// that must match what other AccessEnabler clients report, not a protection). Empty if MD5 is unavailable.
+    /// that must match what other AccessEnabler clients report, not a protection). Empty when the user ID is unknown (a
+    /// REST API v2 profile whose `userID` is encrypted and no metadata key is configured: the MD5 of nothing would be the
+    /// same for every user) or MD5 is unavailable.
     package static func hashedGUID(_ userID: String) -> String {
-        ((try? InsecureDigest.md5(Array(userID.utf8))) ?? []).map { String(format: "%02x", $0) }.joined()
+        guard !userID.isEmpty else { return "" }
+        return ((try? InsecureDigest.md5(Array(userID.utf8))) ?? []).map { String(format: "%02x", $0) }.joined()
     }
 
     /// An error as an advanced status.

@@ -6,8 +6,8 @@ import TVEMetadata
 extension ServiceProviderClient: EntitlementService {
     nonisolated var api: AsyncAccessEnabler.ServiceAPI { .v1 }
 
-    func apply(_ options: AsyncAccessEnabler.Options, extraFields: [(String, String)], deviceInfo: String) {
-        setExtras(extraFields, deviceInfo: deviceInfo)
+    func apply(_ options: AsyncAccessEnabler.Options, extraFields: [(String, String)], deviceInfo: String) async {
+        await setExtras(extraFields, deviceInfo: deviceInfo)
     }
 
     /// REST API v1 has no TempPass identity.

@@ -57,6 +57,8 @@ struct LoginRequest: Sendable {
     /// `getAuthentication:withData:`.
     let data: [String: String]
     let platform: EntitlementPlatform
+    /// `getAuthentication(forceAuthn: true)`: a fresh login even when the device holds an authentication with the MVPD.
+    var forceAuthn = false
 }
 
 /// What a service provider answered to a login's start.
@@ -89,16 +91,4 @@ struct PlatformExchange: Sendable {
     let providerExpires: Int64?
     /// Asks the platform for its SAML response to `request` with the attributes named.
     let samlResponse: @Sendable (_ request: String, _ attributes: [String]) async throws(AccessEnablerError) -> String
-}
-
-extension AsyncAccessEnabler {
-    /// The REST API the flow layer speaks to the service providers.
-    ///
-    /// REST API v2 is the default: Adobe ended support for v1 on 2025-12-31 and it stops working at the end of 2026.
-    /// v1 stays selectable per app (``Configuration/api``). The deprecated identities (a signed requestor ID, the
-    /// clientless secret) speak v1 whatever is chosen: REST API v2 admits only Dynamic Client Registration.
-    public enum ServiceAPI: String, Sendable, Hashable, CaseIterable {
-        /// `v1`: REST API v1 (`/api/v1`, no longer supported by Adobe). `v2`: REST API v2 (`/api/v2`), the default.
-        case v1, v2
-    }
 }

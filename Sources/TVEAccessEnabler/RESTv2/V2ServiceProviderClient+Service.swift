@@ -10,12 +10,12 @@ import TVEPassAPIv2
 extension V2ServiceProviderClient: EntitlementService {
     nonisolated var api: AsyncAccessEnabler.ServiceAPI { .v2 }
 
-    var registration: ClientRegistration? { get async { await base.registration } }
+    var registration: ClientRegistration? { get async { await credentials.registration } }
 
     func apply(_ options: AsyncAccessEnabler.Options, extraFields: [(String, String)], deviceInfo: String) async {
         apply(deviceInfo: options.deviceInfo, visitorID: options.visitorID)
-        // Registration and token requests carry the app's device information too.
-        await base.setExtras(extraFields, deviceInfo: deviceInfo)
+        // Registration and token requests carry the same device information as the v2 calls.
+        await credentials.set(deviceInfo: options.deviceInfo ?? V2DeviceHeaders.defaultDeviceInfoHeader(for: platform))
     }
 
     func mvpds() async throws(AccessEnablerError) -> [MVPD] { try await mvpds(serviceProvider: serviceProviderURL) }
@@ -69,9 +69,18 @@ extension V2ServiceProviderClient: EntitlementService {
         // A TempPass chosen with data (`getAuthentication:withData:`): the data identify the viewer of a promotional
         // pass, sent as AP-TempPass-Identity with the calls about this MVPD.
         if request.mvpd.isTempPass { restore(tempPassIdentity: request.data.isEmpty ? nil : request.data, mvpd: request.mvpd.id) }
-        let session = try await withTempPass(request.mvpd.id) { () async throws(AccessEnablerError) in
-            try await createSession(
-                mvpd: request.mvpd.id, domainName: sessionDomain(redirectURL: request.redirectURL), redirectURL: request.redirectURL)
+        let domain = sessionDomain(redirectURL: request.redirectURL)
+        var session = try await withTempPass(request.mvpd.id) { () async throws(AccessEnablerError) in
+            try await createSession(mvpd: request.mvpd.id, domainName: domain, redirectURL: request.redirectURL)
+        }
+        // forceAuthn, and Adobe answers with the profile the device holds: end that profile (as a logout does) and ask
+        // again, so that the user logs in afresh, as the SDK's forceAuthn did. A TempPass or degraded access is not a
+        // login to redo.
+        if request.forceAuthn, session.actionName == "authorize", session.reasonType == "authenticated" || session.reasonType == "none" {
+            _ = try await withTempPass(request.mvpd.id) { () async throws(AccessEnablerError) in
+                try await logout(mvpd: request.mvpd.id, redirectURL: nil)
+            }
+            session = try await createSession(mvpd: request.mvpd.id, domainName: domain, redirectURL: request.redirectURL)
         }
         switch session.actionName {
         case "authorize":
@@ -111,7 +120,12 @@ extension V2ServiceProviderClient: EntitlementService {
         -> AuthenticationToken?
     {
         prepare(deviceID: deviceID)
-        let profiles = try await self.profiles()
+        let profiles: [String: Components.Schemas.MvpdProfileResponse]
+        do {
+            profiles = try await self.profiles()
+        } catch  where error.code == .userNotAuthenticated {
+            profiles = [:]  // the device holds no profile (`authenticated_profile_missing`)
+        }
         if let stored { return profiles[stored.mvpd].flatMap { token(mvpd: stored.mvpd, $0) } }
         return offered.lazy.compactMap { mvpd in profiles[mvpd.id].flatMap { self.token(mvpd: mvpd.id, $0) } }.first
     }
@@ -134,6 +148,18 @@ extension V2ServiceProviderClient: EntitlementService {
         return AuthenticationToken(
             requestor: requestor, mvpd: mvpd, userID: userID ?? "", expires: profile.notAfter,
             platformSSO: profile._type == "appleSSO" || profile._type == "platformSSO")
+    }
+
+    /// `tokenSource` when the profile's attributes do not give it, from the profile's `type`: **choice** `Apple` for
+    /// Apple's single sign-on (as the SDK answered), the profile's `issuer` for platform and service-token single sign-on
+    /// and for degraded access (Adobe's service issues those: `Adobe`); none for a regular login or a TempPass.
+    static func tokenSource(_ profile: Components.Schemas.MvpdProfileResponse) -> String? {
+        switch profile._type {
+        case "appleSSO": return "Apple"
+        case "platformSSO", "serviceTokenSSO", "degraded":
+            return profile.issuer.isEmpty || profile.issuer.utf8.count > 256 ? nil : profile.issuer
+        default: return nil
+        }
     }
 
     /// A metadata value as TVEKit's JSON.
@@ -201,6 +227,7 @@ extension V2ServiceProviderClient: EntitlementService {
                 continue
             }
         }
+        if entries["tokenSource"] == nil, let source = Self.tokenSource(profile) { entries["tokenSource"] = .plain(.string(source)) }
         return UserMetadataDocument(shape: .restV2, updated: nil, entries: entries)
     }
 
@@ -212,11 +239,9 @@ extension V2ServiceProviderClient: EntitlementService {
                 try await logout(mvpd: mvpd, redirectURL: platform == .iOS ? redirectURL : nil)
             }
             tempPassIdentities[mvpd] = nil
-            switch answer?.actionName {
-            case "logout": step.page = platform == .iOS ? answer?.url.flatMap { absolute($0, elsewhere: true) } : nil
-            case "partner_logout": step.partnerLogout = true
-            default: break
-            }
+            // Whenever Adobe names a page (an MVPD's logout, or a partner logout that has one too), an iOS app opens it.
+            if platform == .iOS { step.page = answer?.url.flatMap { absolute($0, elsewhere: true) } }
+            step.partnerLogout = answer?.actionName == "partner_logout"
         } catch {
             step.error = error
         }
@@ -236,7 +261,7 @@ extension V2ServiceProviderClient: EntitlementService {
         }
         let attributes = session.authenticationRequest?.attributesNames ?? exchange.mvpd.requiredMetadataFields
         let samlResponse = try await exchange.samlResponse(request, Array(attributes.prefix(64)))
-        let profiles = try await partnerProfile(samlResponse: ServiceProviderClient.normalizedSAMLResponse(samlResponse), status: status)
+        let profiles = try await partnerProfile(samlResponse: PlatformExchange.normalizedSAMLResponse(samlResponse), status: status)
         guard let profile = profiles[exchange.mvpd.id], let token = token(mvpd: exchange.mvpd.id, profile) else {
             throw AccessEnablerError(.genericAuthentication, "the platform's SAML response left no profile with the MVPD")
         }

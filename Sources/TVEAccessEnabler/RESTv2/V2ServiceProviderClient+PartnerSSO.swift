@@ -18,9 +18,7 @@ extension V2ServiceProviderClient {
                     apDeviceIdentifier: headers.deviceIdentifier, xDeviceInfo: headers.deviceInfo, apPartnerFrameworkStatus: status.header),
                 body: .urlEncodedForm(.init(domainName: domainName, redirectUrl: redirectURL)))
         }
-        return try await Self.check(
-            "sessions/sso", ok: try? output.ok.body.json, badRequest: output.badRequestBody, unauthorized: output.unauthorizedBody,
-            serverError: output.serverErrorBody, undocumented: output.undocumentedPayload)
+        return try await run("sessions/sso") { try output.ok.body.json }
     }
 
     /// `POST profiles/sso/Apple`: the platform's SAML response (Base64) becomes the device's `appleSSO` profile.
@@ -34,27 +32,7 @@ extension V2ServiceProviderClient {
                     apDeviceIdentifier: headers.deviceIdentifier, xDeviceInfo: headers.deviceInfo, apPartnerFrameworkStatus: status.header),
                 body: .urlEncodedForm(.init(samlResponse: samlResponse)))
         }
-        let answer = try await Self.check(
-            "profiles/sso", ok: try? output.ok.body.json, badRequest: output.badRequestBody, unauthorized: output.unauthorizedBody,
-            serverError: output.serverErrorBody, undocumented: output.undocumentedPayload)
+        let answer = try await run("profiles/sso") { try output.ok.body.json }
         return answer.profiles?.additionalProperties ?? [:]
     }
-}
-
-extension Operations.RetrieveVerificationTokenUsingPOST.Output: V2ErrorOutput {
-    var badRequestBody: Components.Schemas.ErrorInformation?? { if case .badRequest(let a) = self { try? a.body.json } else { nil } }
-    var unauthorizedBody: Components.Schemas.ErrorInformation?? { if case .unauthorized(let a) = self { try? a.body.json } else { nil } }
-    var serverErrorBody: Components.Schemas.ErrorInformation?? {
-        if case .internalServerError(let a) = self { try? a.body.json } else { nil }
-    }
-    var undocumentedPayload: (Int, UndocumentedPayload)? { if case .undocumented(let s, let p) = self { (s, p) } else { nil } }
-}
-
-extension Operations.CreatePartnerProfileUsingPOST.Output: V2ErrorOutput {
-    var badRequestBody: Components.Schemas.ErrorInformation?? { if case .badRequest(let a) = self { try? a.body.json } else { nil } }
-    var unauthorizedBody: Components.Schemas.ErrorInformation?? { if case .unauthorized(let a) = self { try? a.body.json } else { nil } }
-    var serverErrorBody: Components.Schemas.ErrorInformation?? {
-        if case .internalServerError(let a) = self { try? a.body.json } else { nil }
-    }
-    var undocumentedPayload: (Int, UndocumentedPayload)? { if case .undocumented(let s, let p) = self { (s, p) } else { nil } }
 }

@@ -176,7 +176,7 @@ extension ServiceProviderClient {
     /// `POST /api/v1/tokens/authn` (token exchange) with the platform's SAML response, normalized as the cookbook says:
     /// whitespace runs collapsed, newlines removed, trimmed, Base64 (then form-encoded, once).
     func exchange(deviceID: String, mvpd: String, deviceType: String, samlResponse: String) async throws(AccessEnablerError) {
-        let value = Self.normalizedSAMLResponse(samlResponse)
+        let value = PlatformExchange.normalizedSAMLResponse(samlResponse)
         let response = try await call(
             "POST", "/api/v1/tokens/authn",
             form: [
@@ -187,13 +187,5 @@ extension ServiceProviderClient {
             throw AccessEnablerError(
                 .genericAuthentication, "the token exchange failed (\(Self.describe(response)))", httpStatus: response.status)
         }
-    }
-
-    /// A platform's SAML response as the service provider takes it: whitespace runs collapsed, newlines removed,
-    /// trimmed, Base64 when it is the XML itself.
-    static func normalizedSAMLResponse(_ samlResponse: String) -> String {
-        let normalized = samlResponse.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "")
-            .split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ").trimmingCharacters(in: .whitespaces)
-        return normalized.hasPrefix("<") ? Data(normalized.utf8).base64EncodedString() : normalized
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import TVEMetadata
 import TVETokens
 
@@ -56,5 +57,15 @@ extension AsyncAccessEnabler {
             self.pollingTimeout = pollingTimeout
             self.sleep = sleep
         }
+    }
+}
+
+extension AsyncAccessEnabler.Configuration {
+    /// Whether `url` is the configured redirect URL: the same scheme and host (case-insensitively) and path; a query
+    /// or fragment may follow.
+    func isRedirect(_ url: URL) -> Bool {
+        guard let expected = URL(string: redirectURL) else { return false }
+        return url.scheme?.lowercased() == expected.scheme?.lowercased() && url.host?.lowercased() == expected.host?.lowercased()
+            && url.path == expected.path && url.user == nil && url.port == expected.port
     }
 }

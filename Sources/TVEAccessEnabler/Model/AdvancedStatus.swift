@@ -56,6 +56,14 @@ public struct AdvancedStatus: Sendable, Hashable, CustomStringConvertible {
         let path = platform == .tvOS ? "Settings > Users and Accounts > TV Provider" : "Settings > TV Provider"
         return AdvancedStatus(id: "VSA203", level: .info, message: "sign out of the TV provider in Settings too (\(path))")
     }
+    /// REST API v2 has no place for data the app gave (`getAuthentication:withData:` for an MVPD that is not a TempPass,
+    /// `checkAuthorization:withData:`, `getAuthorization:withData:`, the `applicationProfile` option): they were not
+    /// sent. Reported once per kind, naming the keys, never the values. **Choice:** TVEKit's own status, `DATA_NOT_SENT`.
+    public static func dataNotSent(_ what: String, keys: [String]) -> AdvancedStatus {
+        let names = keys.prefix(8).map { String($0.prefix(64)) }.joined(separator: ", ")
+        return AdvancedStatus(
+            id: "DATA_NOT_SENT", level: .warning, message: "REST API v2 has no place for \(what) (\(names)): not sent")
+    }
     /// tvOS: show this registration code; the flow layer polls until it is used on a second screen.
     public static func registrationCode(_ code: String) -> AdvancedStatus {
         AdvancedStatus(id: "REGCODE", level: .info, message: code)

@@ -1,6 +1,6 @@
 /// What the flow layer keeps between calls and, with a ``FileTokenStore``, between runs: per requestor.
 public struct StoredEntitlements: Sendable, Hashable, Codable {
-    /// The device ID sent to the service provider (generated once, kept).
+    /// The device ID (generated once, kept): REST API v1 sends it as it is, REST API v2 only its SHA-256 fingerprint.
     public var deviceID: String
     /// The device's authentication, or nil when there is none (once it expires, it goes with the authorizations).
     public var authentication: AuthenticationToken?

@@ -10,13 +10,6 @@ import TVECrypto
 /// platform-SSO flows. The calls that change the stored tokens run one at a time, in order, through a
 /// `SerialQueue`; none of them holds it while waiting for the user.
 public actor AsyncAccessEnabler {
-    /// `ADOBEPASS_REDIRECT_URL`.
-    public static let defaultRedirectURL = "adobepass://ios.app"
-    /// Adobe's production service provider, the default of `setRequestor`.
-    public static let defaultServiceProvider = URL(string: "https://sp.auth.adobe.com")
-    /// Adobe's staging service provider (for integration tests against Adobe).
-    public static let stagingServiceProvider = URL(string: "https://sp.auth-staging.adobe.com")
-
     /// What the enabler was made with; it does not change, and is read without awaiting the actor.
     public nonisolated let configuration: Configuration
     private let serial: SerialQueue
@@ -89,6 +82,7 @@ public actor AsyncAccessEnabler {
     public func setRequestor(_ requestorID: String, signedRequestorID: String, serviceProviders: [URL]? = nil)
         async throws(AccessEnablerError) -> [MVPD]
     {
+        try requireV1(for: "setRequestor(_:signedRequestorID:)")
         setup.identity = .signedRequestorID(signedRequestorID)
         return try await configure(requestorID, identity: .signedRequestorID(signedRequestorID), serviceProviders: serviceProviders)
     }
@@ -100,9 +94,22 @@ public actor AsyncAccessEnabler {
         _ requestorID: String, signedRequestorID: String, serviceProviders: [URL]? = nil, secret: SecureBytes,
         publicKey: String
     ) async throws(AccessEnablerError) -> [MVPD] {
+        try requireV1(for: "setRequestor(_:signedRequestorID:secret:publicKey:)")
         setup.identity = .clientless(publicKey: publicKey, secret: secret)
         return try await configure(
             requestorID, identity: .clientless(publicKey: publicKey, secret: secret), serviceProviders: serviceProviders)
+    }
+
+    /// The deprecated identities speak REST API v1 only: with ``Configuration/api`` `.v2` they fail at once, with an
+    /// error that names the fix, instead of moving the app to v1 without a word (v1 stops working at the end of 2026).
+    private func requireV1(for call: String) throws(AccessEnablerError) {
+        guard configuration.api == .v1 else {
+            throw AccessEnablerError(
+                .notRegistered,
+                "\(call) needs REST API v1, which REST API v2 replaces: v2 admits only Dynamic Client Registration. "
+                    + "Use init(softwareStatement:) with the software statement from Adobe's TVE Dashboard, "
+                    + "or set Configuration.api = .v1 until v1 ends (2026-12-31)")
+        }
     }
 
     private func configure(_ requestorID: String, identity: ClientIdentity, serviceProviders: [URL]?) async throws(AccessEnablerError)
@@ -115,7 +122,8 @@ public actor AsyncAccessEnabler {
 
     // MARK: Authentication
 
-    /// The device ID sent to the service providers.
+    /// The device ID the flow layer keeps (`METADATA_DEVICE_ID`): REST API v1 sends it as it is; over REST API v2 Adobe
+    /// sees only its SHA-256 fingerprint (`AP-Device-Identifier`).
     public func deviceID() throws(AccessEnablerError) -> String { try session.current().deviceID }
 
     /// `checkAuthentication`: the local token store only, no network. Throws `USER_NOT_AUTHENTICATED_ERROR` when there
@@ -139,7 +147,7 @@ public actor AsyncAccessEnabler {
 
     /// `handleExternalURL`: the login page reached the redirect URL; fetch and store the authentication token.
     public func handleExternalURL(_ url: URL) async throws(AccessEnablerError) -> AuthenticationToken {
-        guard LoginFlow.isRedirect(url, configuration.redirectURL) else {
+        guard configuration.isRedirect(url) else {
             throw AccessEnablerError(.genericAuthentication, "the URL is not the redirect URL")
         }
         return try await completeAuthentication()

@@ -1,15 +1,15 @@
 import Foundation
 import OpenAPIRuntime
-import TVEPassAPI
 import TVEMetadata
 import TVEPassAPIv2
+import TVETokens
 
 /// One service provider's REST API v2, for the flow layer: the generated client (Adobe's contract) over the app's
-/// ``EntitlementTransport``, with the DCR client and access token of a ``ServiceProviderClient`` (refreshed after a 401),
-/// Adobe's headers sent as plain text, and the device headers of ``V2DeviceHeaders``. Every error answer becomes an
-/// ``AccessEnablerError`` through ``EnhancedErrorMapping``.
+/// ``EntitlementTransport``, with the app's ``ClientCredentials``, Adobe's service behaviour (``V2ServiceMiddleware``:
+/// bearer, 401, 429, Enhanced Errors), Adobe's headers sent as plain text, and the device headers of
+/// ``V2DeviceHeaders``. Every error answer becomes an ``AccessEnablerError`` through ``EnhancedErrorMapping``.
 actor V2ServiceProviderClient {
-    let base: ServiceProviderClient
+    let credentials: ClientCredentials
     let requestor: String
     let serviceProviderURL: URL
     let client: Client
@@ -33,24 +33,25 @@ actor V2ServiceProviderClient {
 
     /// A client with fixed device headers.
     init(
-        base: ServiceProviderClient, serviceProviderURL: URL, requestor: String, transport: any EntitlementTransport,
-        headers: V2DeviceHeaders, platform: EntitlementPlatform = .iOS
+        credentials: ClientCredentials, serviceProviderURL: URL, requestor: String, transport: any EntitlementTransport,
+        headers: V2DeviceHeaders, platform: EntitlementPlatform = .iOS, clock: any MediaTokenClock = SystemMediaTokenClock(),
+        sleep: @escaping @Sendable (Duration) async -> Void = { _ in }
     ) {
         self.init(
-            base: base, serviceProviderURL: serviceProviderURL, requestor: requestor, transport: transport, platform: platform,
-            fixedHeaders: headers)
+            credentials: credentials, serviceProviderURL: serviceProviderURL, requestor: requestor, transport: transport,
+            platform: platform, fixedHeaders: headers, clock: clock, sleep: sleep)
     }
 
     /// A client whose device headers are made from the device ID of each call (``prepare(deviceID:)``) and the app's
     /// device information.
     init(
-        base: ServiceProviderClient, serviceProviderURL: URL, requestor: String, transport: any EntitlementTransport,
+        credentials: ClientCredentials, serviceProviderURL: URL, requestor: String, transport: any EntitlementTransport,
         deviceInfo: String? = nil, platform: EntitlementPlatform, visitorID: String? = nil, fixedHeaders: V2DeviceHeaders? = nil,
-        metadataDecryptor: MetadataDecryptor? = nil
+        metadataDecryptor: MetadataDecryptor? = nil, clock: any MediaTokenClock, sleep: @escaping @Sendable (Duration) async -> Void
     ) {
         self.metadataDecryptor = metadataDecryptor
         extraHeaders.set("AP-Visitor-Identifier", visitorID)
-        self.base = base
+        self.credentials = credentials
         self.requestor = requestor
         self.serviceProviderURL = serviceProviderURL
         self.deviceInfo = deviceInfo
@@ -62,7 +63,9 @@ actor V2ServiceProviderClient {
             URL(string: serviceProviderURL.absoluteString.trimmingCharacters(in: ["/"]) + PassAPIv2.pathPrefix) ?? serviceProviderURL
         client = Client(
             serverURL: server, transport: EntitlementClientTransport(transport),
-            middlewares: [V2BearerMiddleware(provider: base), PassAPIv2.RawHeaderMiddleware(), extraHeaders])
+            middlewares: [
+                V2ServiceMiddleware(credentials: credentials, clock: clock, sleep: sleep), PassAPIv2.RawHeaderMiddleware(), extraHeaders,
+            ])
     }
 
     /// The device headers (`AP-Device-Identifier`, `X-Device-Info`).
@@ -92,10 +95,12 @@ actor V2ServiceProviderClient {
         extraHeaders.set("AP-Visitor-Identifier", visitorID)
     }
 
-    /// The error of an answer that is not a success, from its Enhanced Error body when it has one.
+    /// The error of an answer that is not a success, from its Enhanced Error body when it has one (without one: a 401
+    /// is the access token's, `R401`; anything else `INTERNAL_ERROR` with the status).
     static func failure(_ information: Components.Schemas.ErrorInformation?, status: Int, _ what: String) -> AccessEnablerError {
-        guard let information, let code = information.code else {
-            return AccessEnablerError(.internalError, "\(what) failed (HTTP \(status))", httpStatus: status)
+        guard let information, let code = information.code, !code.isEmpty else {
+            return AccessEnablerError(
+                status == 401 ? .accessTokenError : .internalError, "\(what) failed (HTTP \(status))", httpStatus: status)
         }
         let details = (information.details ?? information.message).map { ": " + String($0.prefix(300)) } ?? ""
         let entry = EnhancedErrorMapping.entry(for: code)
@@ -104,32 +109,30 @@ actor V2ServiceProviderClient {
             advancedStatus: entry.status)
     }
 
-    /// Runs a generated call, turning transport and decoding failures into ``AccessEnablerError``.
+    /// Runs a generated call or reads its answer, turning transport and decoding failures into ``AccessEnablerError``
+    /// (the middleware has already turned every error answer into one).
     func run<Output>(_ what: String, _ call: () async throws -> Output) async throws(AccessEnablerError) -> Output {
         do {
             return try await call()
         } catch let error as AccessEnablerError {
             throw error
         } catch let error as ClientError {
-            if let inner = error.underlyingError as? AccessEnablerError { throw inner }
-            throw AccessEnablerError(.internalError, "\(what): the service provider's answer does not follow REST API v2")
+            switch error.underlyingError {
+            case let inner as AccessEnablerError: throw inner
+            case is DecodingError:
+                throw AccessEnablerError(.internalError, "\(what): the service provider's answer does not follow REST API v2")
+            case is CancellationError: throw AccessEnablerError(.internalError, "\(what): the call was cancelled")
+            default: throw AccessEnablerError(.internalError, "\(what): the service provider cannot be reached")
+            }
         } catch {
-            throw AccessEnablerError(.internalError, "\(what): the service provider cannot be reached")
+            throw AccessEnablerError(.internalError, "\(what): the service provider's answer does not follow REST API v2")
         }
     }
 
     /// `GET configuration`: the MVPDs of the requestor.
     func mvpds(serviceProvider: URL) async throws(AccessEnablerError) -> [MVPD] {
         let output = try await run("configuration") { try await client.handleRequestUsingGET(path: .init(serviceProvider: requestor)) }
-        let configuration: Components.Schemas.ConfigurationResponse
-        switch output {
-        case .ok(let ok): configuration = try await run("configuration") { try ok.body.json }
-        case .badRequest(let answer): throw Self.failure(try? answer.body.json, status: 400, "configuration")
-        case .unauthorized(let answer): throw Self.failure(try? answer.body.json, status: 401, "configuration")
-        case .internalServerError(let answer): throw Self.failure(try? answer.body.json, status: 500, "configuration")
-        case .methodNotAllowed: throw Self.failure(nil, status: 405, "configuration")
-        case .undocumented(let status, _): throw Self.failure(nil, status: status, "configuration")
-        }
+        let configuration = try await run("configuration") { try output.ok.body.json }
         func short(_ text: String?, _ limit: Int) -> Bool { (text?.utf8.count ?? 0) <= limit }
         domainName = configuration.requestor?.domains?.lazy.compactMap(\.name).first { !$0.isEmpty && short($0, 256) }
         return (configuration.requestor?.mvpds ?? []).prefix(1000).compactMap { entry -> MVPD? in
@@ -154,19 +157,6 @@ actor V2ServiceProviderClient {
                 headers: .init(apDeviceIdentifier: headers.deviceIdentifier, xDeviceInfo: headers.deviceInfo),
                 body: .urlEncodedForm(.init(domainName: domainName, mvpd: mvpd, redirectUrl: redirectURL)))
         }
-        switch output {
-        case .ok(let ok): return try await run("sessions") { try ok.body.json }
-        case .badRequest(let answer): throw Self.failure(try? answer.body.json, status: 400, "sessions")
-        case .unauthorized(let answer): throw Self.failure(try? answer.body.json, status: 401, "sessions")
-        case .internalServerError(let answer): throw Self.failure(try? answer.body.json, status: 500, "sessions")
-        case .methodNotAllowed: throw Self.failure(nil, status: 405, "sessions")
-        case .undocumented(let status, let payload): throw Self.failure(await Self.errorBody(payload), status: status, "sessions")
-        }
-    }
-
-    /// The Enhanced Error of an answer the contract does not list (403, 429, …), when its body is one.
-    static func errorBody(_ payload: UndocumentedPayload) async -> Components.Schemas.ErrorInformation? {
-        guard let body = payload.body, let bytes = try? await [UInt8](collecting: body, upTo: 64 * 1024) else { return nil }
-        return try? JSONDecoder().decode(Components.Schemas.ErrorInformation.self, from: Data(bytes))
+        return try await run("sessions") { try output.ok.body.json }
     }
 }

@@ -14,6 +14,7 @@ struct LoginFlow {
     func start(forceAuthn: Bool) throws(AccessEnablerError) -> AsyncAccessEnabler.AuthenticationStep {
         if !forceAuthn, let authentication = try session.current().authentication { return .authenticated(authentication) }
         session.pendingLogin = nil
+        session.forcingLogin = forceAuthn
         guard !setup.mvpds.isEmpty else { throw AccessEnablerError(.providerNotAvailable, "no MVPD is offered to this requestor") }
         return .selectProvider(setup.mvpds)
     }
@@ -25,13 +26,17 @@ struct LoginFlow {
     {
         guard let mvpdID else {
             session.pendingLogin = nil
+            session.forcingLogin = false
             throw AccessEnablerError(.providerNotSelected, "no provider was selected")
         }
         let (client, mvpd) = try setup.client(for: mvpdID)
         let deviceID = try await session.load().deviceID
+        let forceAuthn = session.forcingLogin
+        session.forcingLogin = false
         let start = try await client.startLogin(
             LoginRequest(
-                deviceID: deviceID, mvpd: mvpd, redirectURL: configuration.redirectURL, data: data, platform: configuration.platform))
+                deviceID: deviceID, mvpd: mvpd, redirectURL: configuration.redirectURL, data: data, platform: configuration.platform,
+                forceAuthn: forceAuthn))
         switch start {
         case .authenticated(let token):
             // TempPass, or a profile the device already holds: no login page, no later getAuthentication.
@@ -125,13 +130,5 @@ struct LoginFlow {
     func selectedProvider() throws(AccessEnablerError) -> MVPD? {
         let entitlements = try session.current()
         return session.pendingLogin?.mvpd ?? (entitlements.authentication != nil ? entitlements.selectedMVPD : nil)
-    }
-
-    /// Whether `url` is the configured redirect URL: the same scheme and host (case-insensitively) and path; a query
-    /// or fragment may follow.
-    static func isRedirect(_ url: URL, _ redirect: String) -> Bool {
-        guard let expected = URL(string: redirect) else { return false }
-        return url.scheme?.lowercased() == expected.scheme?.lowercased() && url.host?.lowercased() == expected.host?.lowercased()
-            && url.path == expected.path && url.user == nil && url.port == expected.port
     }
 }

@@ -22,24 +22,26 @@ public final class AccessEnabler: Sendable {
 
     /// The async API underneath.
     public let core: AsyncAccessEnabler
-    private let translator: DelegateTranslator
+    let translator: DelegateTranslator
     private let deliver: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let jobs: AsyncStream<@Sendable () async -> Void>.Continuation
     private let worker: Task<Void, Never>
 
-    private struct State {
+    struct State {
         weak var delegate: (any EntitlementDelegate)?
         weak var statusDelegate: (any EntitlementStatus)?
         /// getAuthorization started a login: authorize this resource once it succeeds.
         var pendingAuthorization: (resource: String, data: [String: String])?
         /// logout sent the app to the logout page: handleExternalURL ends the logout.
         var loggingOut = false
-        /// `withData` of the last getAuthentication, sent with the login.
+        /// `withData` of the last getAuthentication, sent with the login it starts (and only that one).
         var loginData: [String: String] = [:]
+        /// The kinds of data REST API v2 has no place for that the app has been told of (once each).
+        var unsentNoted: Set<String> = []
     }
 
-    private let state = Locked(State())
-    private let polling = SecondScreenWait()
+    let state = Locked(State())
+    let polling = SecondScreenWait()
 
     /// - Parameters:
     ///   - core: the async API (``AsyncAccessEnabler/init(softwareStatement:redirectURI:configuration:)`` for `init:softwareStatement`,
@@ -85,10 +87,10 @@ public final class AccessEnabler: Sendable {
 
     // MARK: Plumbing
 
-    private func enqueue(_ job: @escaping @Sendable () async -> Void) { jobs.yield(job) }
+    func enqueue(_ job: @escaping @Sendable () async -> Void) { jobs.yield(job) }
 
     /// Delivers `callbacks` in order, each to the receiver set now (none when it is gone).
-    fileprivate func send(_ callbacks: [DelegateCallback]) {
+    func send(_ callbacks: [DelegateCallback]) {
         let (delegate, receiver) = state.withLock { ($0.delegate, $0.statusDelegate) }
         for callback in callbacks {
             if case .status = callback { guard receiver != nil else { continue } } else { guard delegate != nil else { continue } }
@@ -97,7 +99,7 @@ public final class AccessEnabler: Sendable {
     }
 
     /// A call of the async API as a result.
-    private func result<Value>(_ call: () async throws(AccessEnablerError) -> Value) async -> Result<Value, AccessEnablerError> {
+    func result<Value>(_ call: () async throws(AccessEnablerError) -> Value) async -> Result<Value, AccessEnablerError> {
         do {
             return .success(try await call())
         } catch {
@@ -109,7 +111,17 @@ public final class AccessEnabler: Sendable {
 
     /// `setOptions:`.
     public func setOptions(_ options: AsyncAccessEnabler.Options) {
-        enqueue { await self.core.setOptions(options) }
+        enqueue {
+            await self.core.setOptions(options)
+            if options.applicationProfile != nil { self.noteUnsent("the applicationProfile option", keys: ["applicationProfile"]) }
+        }
+    }
+
+    /// REST API v2 has no place for `what`: the app hears it once, in a `DATA_NOT_SENT` warning that names the keys, never
+    /// the values (REST API v1 sends them all).
+    private func noteUnsent(_ what: String, keys: some Collection<String>) {
+        guard core.configuration.api == .v2, !keys.isEmpty, state.withLock({ $0.unsentNoted.insert(what).inserted }) else { return }
+        send([.status(.dataNotSent(what, keys: keys.sorted()))])
     }
 
     /// `setRequestor:serviceProviders:` (and `setRequestor:` with Adobe's default provider).
@@ -251,9 +263,14 @@ public final class AccessEnabler: Sendable {
             self.polling.stop()
             let data = self.state.withLock { state -> [String: String] in
                 state.loggingOut = false
+                defer { state.loginData = [:] }
                 return state.loginData
             }
             self.send(self.translator.providerSelected(mvpdID))
+            // REST API v2 sends a login's data only as a TempPass's identity (AP-TempPass-Identity).
+            if await !self.core.mvpds.contains(where: { $0.id == mvpdID && $0.isTempPass }) {
+                self.noteUnsent("the data of getAuthentication:withData:", keys: data.keys)
+            }
             switch await self.result({ () async throws(AccessEnablerError) in try await self.core.selectProvider(mvpdID, data: data) }) {
             case .success(let step): await self.conclude(.login(step))
             case .failure(let error) where error.code == .tempPassExpired:
@@ -283,7 +300,7 @@ public final class AccessEnabler: Sendable {
                 defer { state.loggingOut = false }
                 return state.loggingOut
             }
-            if wasLoggingOut, LoginFlow.isRedirect(url, self.core.configuration.redirectURL) {
+            if wasLoggingOut, self.core.configuration.isRedirect(url) {
                 self.send(self.translator.logoutPageClosed())
                 return
             }
@@ -335,6 +352,7 @@ public final class AccessEnabler: Sendable {
 
     /// Authentication first: without it (or without a requestor) the call ends with no login UI.
     private func runAuthorization(_ resource: String, data: [String: String]) async {
+        noteUnsent("the data of checkAuthorization:withData: and getAuthorization:withData:", keys: data.keys)
         let outcome: DelegateTranslator.AuthorizationOutcome
         if let authentication = try? await core.checkAuthentication() {
             let cached = (try? await core.metadata(.authorizationTTL(resource: resource)))?.value != nil
@@ -346,45 +364,6 @@ public final class AccessEnabler: Sendable {
             outcome = .notAuthenticated
         }
         send(translator.authorization(resource, outcome))
-    }
-
-    // MARK: Logout, provider, metadata
-
-    /// `logout` — local tokens cleared, the server session ended; on iOS the app is sent to the logout page and
-    /// `handleExternalURL` ends it, on tvOS it ends at once. `VSA203` after a platform-SSO login.
-    public func logout() {
-        enqueue {
-            self.polling.stop()
-            self.state.withLock { $0.pendingAuthorization = nil }
-            let outcome = await self.result { () async throws(AccessEnablerError) in try await self.core.logout() }
-            if case .success(let loggedOut) = outcome, loggedOut.page != nil { self.state.withLock { $0.loggingOut = true } }
-            let useSVC = await self.core.currentOptions.handleSVC
-            self.send(self.translator.logout(outcome, useSVC: useSVC))
-        }
-    }
-
-    /// `getSelectedProvider`.
-    public func getSelectedProvider() {
-        enqueue {
-            let mvpd = try? await self.core.selectedProvider()
-            self.send(self.translator.selectedProvider(mvpd ?? nil))
-        }
-    }
-
-    /// `getMetadata:` — answered with `setMetadataStatus` (the request is echoed as the arguments).
-    public func getMetadata(_ request: MetadataRequest) {
-        enqueue {
-            let answer = try? await self.core.metadata(request)
-            self.send(self.translator.metadata(request, answer: answer))
-        }
-    }
-
-    /// Waits until every call made so far has been handled (for tests and tools; the callbacks may still be in flight
-    /// on the callback executor).
-    public func drain() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            enqueue { continuation.resume() }
-        }
     }
 }
 

@@ -65,7 +65,8 @@ final class RequestorSetup {
     /// `setRequestor` (the caller holds the serial queue): asks every service provider for the requestor's
     /// configuration at once and merges the MVPD lists in the order they answer; an MVPD stays with the first provider
     /// that answered with it. Succeeds when at least one provider answered. Then makes the requestor's session current
-    /// and re-syncs it with its service provider.
+    /// and re-syncs it with its service provider; a re-sync that cannot ask the service provider about the device's
+    /// profile fails the call with that error (the requestor, its MVPDs and the stored authentication stay in place).
     nonisolated(nonsending) func configure(
         _ requestorID: String, identity: ClientIdentity,
         serviceProviders: [URL]?
@@ -105,14 +106,19 @@ final class RequestorSetup {
     private func makeClient(_ url: URL, requestorID: String, identity: ClientIdentity, registration: ClientRegistration?)
         -> any EntitlementService
     {
-        let base = ServiceProviderClient(
-            baseURL: url, requestor: requestorID, identity: identity, transport: configuration.transport, deviceInfo: deviceInfoValue,
-            extraFields: extraFields, clock: configuration.clock, sleep: configuration.sleep, registration: registration)
-        guard configuration.api == .v2, case .softwareStatement = identity else { return base }
+        guard configuration.api == .v2, case .softwareStatement(let statement, let redirectURI) = identity else {
+            return ServiceProviderClient(
+                baseURL: url, requestor: requestorID, identity: identity, transport: configuration.transport, deviceInfo: deviceInfoValue,
+                extraFields: extraFields, clock: configuration.clock, sleep: configuration.sleep, registration: registration)
+        }
+        let credentials = ClientCredentials(
+            baseURL: url, softwareStatement: statement, redirectURI: redirectURI, transport: configuration.transport,
+            clock: configuration.clock, sleep: configuration.sleep,
+            deviceInfo: options.deviceInfo ?? V2DeviceHeaders.defaultDeviceInfoHeader(for: configuration.platform), stored: registration)
         return V2ServiceProviderClient(
-            base: base, serviceProviderURL: url, requestor: requestorID, transport: configuration.transport,
+            credentials: credentials, serviceProviderURL: url, requestor: requestorID, transport: configuration.transport,
             deviceInfo: options.deviceInfo, platform: configuration.platform, visitorID: options.visitorID,
-            metadataDecryptor: configuration.metadataDecryptor)
+            metadataDecryptor: configuration.metadataDecryptor, clock: configuration.clock, sleep: configuration.sleep)
     }
 
     /// Every provider at once; the MVPDs merged in the order the providers answer.
@@ -167,6 +173,9 @@ final class RequestorSetup {
         if let authentication = entitlements.authentication, let (client, _) = try? client(for: authentication.mvpd) {
             await client.restore(tempPassIdentity: entitlements.tempPassIdentity, mvpd: authentication.mvpd)
         }
+        // A profile the service provider could not be asked about (throttled past the retries, unreachable, a broken
+        // answer): the stored authentication stays as it is, and setRequestor reports the failure.
+        var failure: AccessEnablerError?
         if let authentication = entitlements.authentication, let (client, mvpd) = try? client(for: authentication.mvpd) {
             do {
                 if let refreshed = try await client.refreshedAuthentication(
@@ -177,21 +186,30 @@ final class RequestorSetup {
                 } else {
                     entitlements.forgetAuthentication()
                 }
-            } catch {}
+            } catch {
+                failure = error
+            }
         } else if entitlements.authentication == nil, entitlements.pendingLogout == nil {
             // REST API v2: a profile the device holds (a login finished on a second screen after the app stopped
             // waiting, single sign-on from another app) is the device's authentication.
             for (url, client) in clients where client.api == .v2 {
                 let offered = mvpds.filter { $0.serviceProvider == url }
-                guard let token = try? await client.refreshedAuthentication(deviceID: entitlements.deviceID, stored: nil, offered: offered),
-                    let mvpd = offered.first(where: { $0.id == token.mvpd })
-                else { continue }
+                guard !offered.isEmpty else { continue }  // a provider that did not answer the configuration offers none
+                let token: AuthenticationToken?
+                do {
+                    token = try await client.refreshedAuthentication(deviceID: entitlements.deviceID, stored: nil, offered: offered)
+                } catch {
+                    failure = failure ?? error
+                    continue
+                }
+                guard let token, let mvpd = offered.first(where: { $0.id == token.mvpd }) else { continue }
                 entitlements.authentication = token
                 entitlements.selectedMVPD = mvpd
                 break
             }
         }
         try await session.save(entitlements)
+        if let failure { throw failure }
     }
 
     /// The key of a client registration in the token store: the credentials' key and the service provider.

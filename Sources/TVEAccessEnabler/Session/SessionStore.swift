@@ -21,6 +21,9 @@ final class SessionStore {
     private var readError: AccessEnablerError?
     /// The login in progress.
     var pendingLogin: PendingLogin?
+    /// `getAuthentication(forceAuthn: true)` asked for a fresh login: the next `setSelectedProvider` must not end at once
+    /// with the authentication the device already holds.
+    var forcingLogin = false
 
     init(store: any EntitlementTokenStore, clock: any MediaTokenClock) {
         io = TokenStoreIO(store: store)

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import TVEAccessEnabler
+import TVECrypto
+import TVEJSON
+import TVESandbox
+
+/// Seed rows over REST API v2 that were partial (``AdobeV2Double``): forceAuthn, data v2 has no place for, logout pages,
+/// the profile types and `tokenSource`, the tracking GUID.
+@Suite("REST API v2 seed by seed against a stand-in for Adobe's service")
+struct V2AdobeSeedTests {
+    static func enabler(_ setup: V2AdobeServiceTests.Setup, _ recorder: Recorder, platform: EntitlementPlatform = .iOS) -> AccessEnabler {
+        let enabler = makeEnabler(setup.core(platform: platform), recorder)
+        enabler.setRequestor(AdobeV2Double.requestor, serviceProviders: [AdobeV2Double.base])
+        return enabler
+    }
+
+    @Test("forceAuthn with the MVPD the device holds: the old profile is ended and the user logs in afresh (a login page)")
+    func forceAuthnGivesAFreshLogin() async throws {
+        let setup = V2AdobeServiceTests.setup()
+        setup.double.logIn()
+        let recorder = Recorder()
+        let enabler = Self.enabler(setup, recorder)
+        enabler.getAuthentication(forceAuthn: true)
+        enabler.setSelectedProvider(AdobeV2Double.mvpd)
+        await enabler.drain()
+        guard case .navigate(let page, _)? = recorder.flow.last else { Issue.record("\(recorder.flow)"); return }
+        #expect(page.path.hasPrefix("/api/v2/authenticate/REF30/"))
+        #expect(setup.double.sent("/logout/Cablevision").count == 1)
+        // Without forceAuthn, the profile the device holds is the answer at once.
+        setup.double.logIn()
+        recorder.reset()
+        enabler.getAuthentication()
+        await enabler.drain()
+        #expect(recorder.flow.last == .authenticationStatus(1, ""))
+    }
+
+    @Test("data v2 has no place for are named once (keys, not values) and never become a later TempPass's identity")
+    func unsentDataAreNamedOnceAndNeverReused() async throws {
+        let setup = V2AdobeServiceTests.setup()
+        setup.double.logIn()
+        let recorder = Recorder()
+        let enabler = Self.enabler(setup, recorder)
+        enabler.setOptions(.init(applicationProfile: "profile-secret-value"))
+        enabler.checkAuthorization("REF30", withData: ["channel": "value-one"])
+        enabler.checkAuthorization("REF30", withData: ["channel": "value-two"])
+        await enabler.drain()
+        let statuses = recorder.flow.compactMap { event -> String? in
+            if case .status("DATA_NOT_SENT", let message) = event { message } else { nil }
+        }
+        #expect(statuses.count == 2)
+        #expect(statuses.contains { $0.contains("applicationProfile") })
+        #expect(statuses.contains { $0.contains("checkAuthorization:withData:") && $0.contains("channel") })
+        #expect(!statuses.joined().contains("value-") && !statuses.joined().contains("profile-secret-value"))
+        let sent = setup.double.state.withLock { $0.requests }
+        #expect(
+            !sent.contains {
+                ($0.url.query ?? "").contains("value-") || String(decoding: $0.body ?? Data(), as: UTF8.self).contains("value-")
+            })
+        #expect(!sent.contains { $0.headers.keys.contains { $0.caseInsensitiveCompare("AP-TempPass-Identity") == .orderedSame } })
+    }
+
+    @Test("logout: Adobe's page is opened on iOS; a partner logout reports VSA203")
+    func logoutOpensAdobesPage() async throws {
+        let setup = V2AdobeServiceTests.setup()
+        setup.double.logIn()
+        let recorder = Recorder()
+        let enabler = Self.enabler(setup, recorder)
+        enabler.logout()
+        await enabler.drain()
+        guard case .navigate(let page, _)? = recorder.flow.last else { Issue.record("\(recorder.flow)"); return }
+        #expect(page.host == "logout.cablevision.test")
+
+        setup.double.logIn(type: "appleSSO", issuer: "Apple")
+        recorder.reset()
+        enabler.setRequestor(AdobeV2Double.requestor, serviceProviders: [AdobeV2Double.base])
+        enabler.logout()
+        await enabler.drain()
+        #expect(recorder.flow.contains { if case .status("VSA203", _) = $0 { true } else { false } })
+    }
+
+    @Test(
+        "every profile type is an authentication; tokenSource names a single sign-on's or degraded access's issuer",
+        arguments: [
+            ("regular", "Cablevision", nil), ("degraded", "Adobe", "Adobe"), ("appleSSO", "Apple", "Apple"),
+            ("platformSSO", "Roku", "Roku"), ("serviceTokenSSO", "Adobe", "Adobe"), ("temporary", "Cablevision", nil),
+        ] as [(String, String, String?)]
+    )
+    func profileTypesAndTokenSource(_ type: String, _ issuer: String, _ source: String?) async throws {
+        let setup = V2AdobeServiceTests.setup()
+        setup.double.logIn(type: type, issuer: issuer)
+        if type == "degraded" { setup.double.state.withLock { $0.degraded = true } }
+        let core = setup.core()
+        try await core.setRequestor(AdobeV2Double.requestor, serviceProviders: [AdobeV2Double.base])
+        #expect(try await core.checkAuthentication().mvpd == AdobeV2Double.mvpd)
+        #expect(try await core.metadata(.userMetadata(key: "tokenSource")).value == source.map(JSONValue.string))
+        #expect(!(try await core.authorize(resource: "REF30")).isEmpty)
+    }
+
+    @Test("degraded access while the MVPD is down: a session answered authorize, a degraded profile, a decision of source degradation")
+    func degradedAccessWithoutAProfile() async throws {
+        let setup = V2AdobeServiceTests.setup()
+        setup.double.state.withLock { $0.degraded = true }
+        let recorder = Recorder()
+        let enabler = Self.enabler(setup, recorder)
+        await enabler.drain()
+        recorder.reset()
+        enabler.getAuthentication()
+        enabler.setSelectedProvider(AdobeV2Double.mvpd)
+        enabler.checkAuthorization("REF30")
+        enabler.getMetadata(.userMetadata(key: "tokenSource"))
+        await enabler.drain()
+        let flow = recorder.flow
+        #expect(flow.contains(.authenticationStatus(1, "")))
+        #expect(flow.contains { if case .token(_, "REF30") = $0 { true } else { false } })
+        #expect(flow.last == .metadata(.string("Adobe"), encrypted: false, key: .userMeta))
+    }
+
+    @Test("the tracking GUID of an unknown user ID is empty, never the MD5 of nothing")
+    func trackingGUIDOfAnUnknownUserIsEmpty() {
+        #expect(DelegateTranslator.hashedGUID("") == "")
+        #expect(DelegateTranslator.hashedGUID("u-2a5b").count == 32)
+    }
+}
