@@ -139,6 +139,19 @@ struct V2AdobeServiceTests {
                     description: #"Your subscription package does not include the "Live" channel"#))
     }
 
+    @Test("a wrong requestor is named as such: Adobe's invalid_requestor becomes CFG400 with its words, setRequestorComplete(0)")
+    func wrongRequestorIsNamed() async throws {
+        let setup = Self.setup()
+        let recorder = Recorder()
+        let enabler = makeEnabler(setup.core(), recorder)
+        enabler.setRequestor("REF31", serviceProviders: [AdobeV2Double.base])
+        await enabler.drain()
+        #expect(
+            recorder.flow == [
+                .status("CFG400", "configuration failed (invalid_requestor: The requestor is not known)"), .requestorComplete(0),
+            ])
+    }
+
     @Test("a deprecated identity with api = .v2 fails at once with R400 naming the fix, and sends nothing")
     func deprecatedIdentityOnV2NamesTheFix() async throws {
         let setup = Self.setup()
