@@ -10,11 +10,13 @@ import TVETokens
 
 @Suite("AccessEnabler: view media, tracking data, access-token refresh")
 struct CookbookExtrasTests {
-    @Test("view media (cookbook G): the token from setToken is checked by the verification service before playback, once")
-    func viewMedia() async throws {
+    @Test(
+        "view media (cookbook G): the token from setToken is checked by the verification service before playback, once",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func viewMedia(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = makeEnabler(provider.enabler(), recorder)
+            let enabler = makeEnabler(provider.enabler(api: api), recorder)
             try await logIn(enabler, recorder, provider)
             enabler.checkAuthorization("news")
             await enabler.drain()
@@ -41,11 +43,13 @@ struct CookbookExtrasTests {
         }
     }
 
-    @Test("sendTrackingData carries the seeds' arrays: authenticationDetection (7), authorizationDetection (9), mvpdSelection (4)")
-    func trackingArrays() async throws {
+    @Test(
+        "sendTrackingData carries the seeds' arrays: authenticationDetection (7), authorizationDetection (9), mvpdSelection (4)",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func trackingArrays(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = makeEnabler(provider.enabler(), recorder)
+            let enabler = makeEnabler(provider.enabler(api: api), recorder)
             try await logIn(enabler, recorder, provider)
             enabler.checkAuthorization("news")
             enabler.checkAuthorization("news")
@@ -68,10 +72,12 @@ struct CookbookExtrasTests {
         }
     }
 
-    @Test("the access token is refreshed when it expires (6 h) while the authentication (24 h) lives on")
-    func accessTokenRefresh() async throws {
+    @Test(
+        "the access token is refreshed when it expires (6 h) while the authentication (24 h) lives on",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func accessTokenRefresh(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
-            let core = provider.enabler()
+            let core = provider.enabler(api: api)
             _ = try await core.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             try await logIn(core)
             _ = try await core.authorize(resource: "news")

@@ -11,6 +11,12 @@ import TVETokens
 /// The cookbook flows through the delegate API, against the local service provider, asserting the exact callbacks.
 @Suite("AccessEnabler delegate API: the cookbook flows")
 struct DelegateFlowTests {
+    /// The provider dialog of the sandbox's requestor: REST API v2's configuration lists its TempPass MVPDs too.
+    static func dialog(_ api: AsyncAccessEnabler.ServiceAPI) -> Event {
+        .providerDialog(
+            api == .v1 ? ["SandboxCable", "SandboxSSO"] : ["SandboxCable", "SandboxSSO", "SandboxTempPass", "SandboxPromoPass"])
+    }
+
     /// Logs in through the page of the last `navigateToUrl` and hands the redirect back, as an app's web view would.
     static func completeWebLogin(_ enabler: AccessEnabler, _ recorder: Recorder, username: String = "viewer") async throws {
         let url = try #require(recorder.lastNavigation)
@@ -23,11 +29,11 @@ struct DelegateFlowTests {
         await enabler.drain()
     }
 
-    @Test("startup: calls made before setRequestorComplete are queued and run in order")
-    func startup() async throws {
+    @Test("startup: calls made before setRequestorComplete are queued and run in order", arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func startup(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = makeEnabler(provider.enabler(), recorder)
+            let enabler = makeEnabler(provider.enabler(api: api), recorder)
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             enabler.checkAuthentication()
             enabler.getAuthentication()
@@ -36,7 +42,7 @@ struct DelegateFlowTests {
             #expect(
                 recorder.flow == [
                     .requestorComplete(1), .authenticationStatus(0, "USER_NOT_AUTHENTICATED_ERROR"),
-                    .providerDialog(["SandboxCable", "SandboxSSO"]), .selected(nil),
+                    Self.dialog(api), .selected(nil),
                 ])
             #expect(
                 recorder.all.contains {
@@ -45,11 +51,13 @@ struct DelegateFlowTests {
         }
     }
 
-    @Test("authentication without SSO: provider dialog → setSelectedProvider → navigateToUrl → handleExternalURL → status 1; cancel resets")
-    func classicAuthentication() async throws {
+    @Test(
+        "authentication without SSO: provider dialog → setSelectedProvider → navigateToUrl → handleExternalURL → status 1; cancel resets",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func classicAuthentication(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = makeEnabler(provider.enabler(), recorder)
+            let enabler = makeEnabler(provider.enabler(api: api), recorder)
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             enabler.getAuthentication()
             enabler.setSelectedProvider(nil)
@@ -62,7 +70,7 @@ struct DelegateFlowTests {
             await enabler.drain()
             #expect(recorder.all.contains(.tracking(.getSelectedProvider, ["SandboxCable", "mobile", "ios", "iOS"])))
             let url = try #require(recorder.lastNavigation)
-            #expect(url.path == "/api/v1/authenticate")
+            #expect(url.path.hasPrefix(api == .v1 ? "/api/v1/authenticate" : "/api/v2/authenticate/tvekit-sandbox/"))
             try await Self.completeWebLogin(enabler, recorder)
             #expect(recorder.flow.last == .authenticationStatus(1, ""))
             enabler.getSelectedProvider()
@@ -73,11 +81,13 @@ struct DelegateFlowTests {
         }
     }
 
-    @Test("authorization: setToken with a verifiable media token, the MVPD's message on denial, checkAuthorization never logs in")
-    func authorization() async throws {
+    @Test(
+        "authorization: setToken with a verifiable media token, the MVPD's message on denial, checkAuthorization never logs in",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func authorization(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = makeEnabler(provider.enabler(), recorder)
+            let enabler = makeEnabler(provider.enabler(api: api), recorder)
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             enabler.checkAuthorization("news")
             await enabler.drain()
@@ -87,7 +97,7 @@ struct DelegateFlowTests {
             recorder.reset()
             enabler.getAuthorization("news")
             await enabler.drain()
-            #expect(recorder.flow == [.providerDialog(["SandboxCable", "SandboxSSO"])])
+            #expect(recorder.flow == [Self.dialog(api)])
             enabler.setSelectedProvider("SandboxCable")
             await enabler.drain()
             try await Self.completeWebLogin(enabler, recorder)
@@ -103,11 +113,14 @@ struct DelegateFlowTests {
             enabler.checkPreauthorizedResources(["news", "mature-show", "premium-sports"])
             enabler.checkPreauthorizedResources(["news"], cache: false)
             await enabler.drain()
+            // REST API v2 sends the Enhanced Error's advanced status first.
+            let denial = "Your parental controls block this program."
             #expect(
-                recorder.flow == [
-                    .failed("mature-show", code: "USER_NOT_AUTHORIZED_ERROR", description: "Your parental controls block this program."),
-                    .preauthorized(["news"]), .preauthorized(["news"]),
-                ])
+                recorder.flow
+                    == (api == .v2 ? [.status("Z100", denial)] : []) + [
+                        .failed("mature-show", code: "USER_NOT_AUTHORIZED_ERROR", description: denial), .preauthorized(["news"]),
+                        .preauthorized(["news"]),
+                    ])
             #expect(
                 recorder.all.contains {
                     if case .tracking(.authorization, let data) = $0 { data.count == 9 && data[0] == "false" } else { false }
@@ -115,11 +128,13 @@ struct DelegateFlowTests {
         }
     }
 
-    @Test("getMetadata: authentication and authorization TTLs, device ID, user metadata decrypted with the programmer's key")
-    func metadata() async throws {
+    @Test(
+        "getMetadata: authentication and authorization TTLs, device ID, user metadata decrypted with the programmer's key",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func metadata(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = makeEnabler(provider.enabler(), recorder)
+            let enabler = makeEnabler(provider.enabler(api: api), recorder)
             try await logIn(enabler, recorder, provider)
             enabler.checkAuthorization("news")
             await enabler.drain()
@@ -171,17 +186,19 @@ struct DelegateFlowTests {
         }
     }
 
-    @Test("logout without SSO: tokens cleared, navigateToUrl to the logout page, handleExternalURL → status 0")
-    func logout() async throws {
+    @Test(
+        "logout without SSO: tokens cleared, navigateToUrl to the logout page, handleExternalURL → status 0",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func logout(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = makeEnabler(provider.enabler(), recorder)
+            let enabler = makeEnabler(provider.enabler(api: api), recorder)
             try await logIn(enabler, recorder, provider)
             recorder.reset()
             enabler.logout()
             await enabler.drain()
             let page = try #require(recorder.lastNavigation)
-            #expect(page.path == "/api/v1/logout")
+            if api == .v1 { #expect(page.path == "/api/v1/logout") }
             guard case .redirect(let back) = try await SandboxBrowser().navigate(to: page) else { Issue.record("no redirect"); return }
             enabler.handleExternalURL(back)
             enabler.checkAuthentication()
@@ -193,26 +210,30 @@ struct DelegateFlowTests {
         }
     }
 
-    @Test("handleSVC: the login page goes through navigateToUrl(_:useSVC: true) (the logout page: ResyncTests)")
-    func safariViewController() async throws {
+    @Test(
+        "handleSVC: the login page goes through navigateToUrl(_:useSVC: true) (the logout page: ResyncTests)",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func safariViewController(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = makeEnabler(provider.enabler(), recorder)
+            let enabler = makeEnabler(provider.enabler(api: api), recorder)
             enabler.setOptions(.init(applicationProfile: "tvekit-tests", visitorID: "visitor-1", handleSVC: true))
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             enabler.getAuthentication()
             enabler.setSelectedProvider("SandboxCable")
             await enabler.drain()
             guard case .navigate(let url, true)? = recorder.flow.last else { Issue.record("\(recorder.flow)"); return }
-            #expect(url.query?.contains("reg_code=") == true)
+            #expect(api == .v2 || url.query?.contains("reg_code=") == true)
         }
     }
 
-    @Test("tvOS second screen: setSelectedProvider → status REGCODE → the code is used elsewhere → polling → status 1")
-    func secondScreen() async throws {
+    @Test(
+        "tvOS second screen: setSelectedProvider → status REGCODE → the code is used elsewhere → polling → status 1",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func secondScreen(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = makeEnabler(provider.enabler(platform: .tvOS), recorder)
+            let enabler = makeEnabler(provider.enabler(platform: .tvOS, api: api), recorder)
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             enabler.getAuthentication()
             enabler.setSelectedProvider("SandboxCable")
@@ -225,9 +246,12 @@ struct DelegateFlowTests {
                 .init(name: "requestor_id", value: "tvekit-sandbox"), .init(name: "mso_id", value: "SandboxCable"),
                 .init(name: "reg_code", value: code),
             ]
+            let v2Page = URL(string: provider.url.absoluteString + "/api/v2/authenticate/tvekit-sandbox/\(code)")
             let outcome = try await SandboxBrowser().navigate(
-                to: try #require(components?.url), username: "viewer", password: "sandbox-password")
-            if case .page(200, let text) = outcome { #expect(text.contains("signed in")) } else { Issue.record("\(outcome)") }
+                to: try #require(api == .v1 ? components?.url : v2Page), username: "viewer", password: "sandbox-password")
+            if api == .v1 {
+                if case .page(200, let text) = outcome { #expect(text.contains("signed in")) } else { Issue.record("\(outcome)") }
+            }
             let done = await recorder.wait { $0 == .authenticationStatus(1, "") }
             #expect(done != nil)
             // tvOS logout: no navigation, status 0 at once.

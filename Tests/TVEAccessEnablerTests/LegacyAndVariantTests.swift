@@ -38,7 +38,7 @@ struct LegacyAndVariantTests {
             enabler.getAuthentication()
             enabler.setSelectedProvider("SandboxCable")
             await enabler.drain()
-            #expect(recorder.flow.prefix(2) == [.requestorComplete(1), .providerDialog(["SandboxCable", "SandboxSSO"])])
+            #expect(recorder.flow.prefix(2) == [.requestorComplete(1), DelegateFlowTests.dialog(.v1)])
             let url = try #require(recorder.lastNavigation)
             _ = try await SandboxBrowser().navigate(to: url, username: "viewer", password: "sandbox-password")
             enabler.getAuthenticationToken()
@@ -96,24 +96,30 @@ struct LegacyAndVariantTests {
     }
 
     @Test(
-        "getAuthentication(forceAuthn:withData:) shows the providers although authenticated; without a platform account the array filter changes nothing"
+        "getAuthentication(forceAuthn:withData:) shows the providers although authenticated and picking the same MVPD opens a fresh login; without a platform account the array filter changes nothing",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases
     )
-    func forceAuthnAndArrayFilter() async throws {
+    func forceAuthnAndArrayFilter(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = makeEnabler(provider.enabler(), recorder)
+            let enabler = makeEnabler(provider.enabler(api: api), recorder)
             try await logIn(enabler, recorder, provider)
             recorder.reset()
             enabler.getAuthentication(forceAuthn: false, withData: ["k": "v"])
             enabler.getAuthentication(forceAuthn: true, withData: ["k": "v"])
             await enabler.drain()
-            #expect(recorder.flow == [.authenticationStatus(1, ""), .providerDialog(["SandboxCable", "SandboxSSO"])])
+            #expect(recorder.flow == [.authenticationStatus(1, ""), DelegateFlowTests.dialog(api)])
 
             // The array filter only matters with a platform account; without one, the classic dialog.
             recorder.reset()
             enabler.getAuthentication(forceAuthn: true, withData: [:], filter: ["SandboxSSO"])
             await enabler.drain()
-            #expect(recorder.flow == [.providerDialog(["SandboxCable", "SandboxSSO"])])
+            #expect(recorder.flow == [DelegateFlowTests.dialog(api)])
+
+            // The MVPD the device holds, picked again: a login page, as the SDK's forceAuthn gave (not the old login).
+            enabler.setSelectedProvider("SandboxCable")
+            await enabler.drain()
+            guard case .navigate? = recorder.flow.last else { Issue.record("forceAuthn gave no fresh login: \(recorder.flow)"); return }
         }
     }
 }

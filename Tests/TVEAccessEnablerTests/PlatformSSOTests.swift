@@ -35,11 +35,13 @@ struct PlatformSSOTests {
             access: access, signedIn: signedIn, picker: picker)
     }
 
-    @Test("SSO on iOS: getAuthentication → presentTvProviderDialog → pick → dismiss → status 1; tokenSource Apple; logout reports VSA203")
-    func pickerLogin() async throws {
+    @Test(
+        "SSO on iOS: getAuthentication → presentTvProviderDialog → pick → dismiss → status 1; tokenSource Apple; logout reports VSA203",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func pickerLogin(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = Self.enabler(provider, recorder, account: Self.account(provider))
+            let enabler = Self.enabler(provider, recorder, account: Self.account(provider), api: api)
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             enabler.checkAuthentication()
             enabler.getAuthentication()
@@ -67,12 +69,14 @@ struct PlatformSSOTests {
         }
     }
 
-    @Test("SSO silently at setRequestor: a signed-in, permitted, boarded provider is exchanged with no UI; checkAuthentication → 1")
-    func silentExchange() async throws {
+    @Test(
+        "SSO silently at setRequestor: a signed-in, permitted, boarded provider is exchanged with no UI; checkAuthentication → 1",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func silentExchange(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
             let account = Self.account(provider, signedIn: Self.ssoSignIn)
-            let enabler = Self.enabler(provider, recorder, account: account)
+            let enabler = Self.enabler(provider, recorder, account: account, api: api)
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             enabler.checkAuthentication()
             await enabler.drain()
@@ -82,23 +86,24 @@ struct PlatformSSOTests {
     }
 
     @Test(
-        "SSO permission denied, undetermined or failing: VSA403 / VSA404 / APPL_ERROR at setRequestor, then the classic dialog; none once authenticated"
-    )
-    func permissions() async throws {
+        "SSO permission denied, undetermined or failing: VSA403 / VSA404 / APPL_ERROR at setRequestor, then the classic dialog; none once authenticated",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func permissions(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             for (access, startup, interactive) in [
                 (TVProviderAccessStatus.denied, "VSA403", "VSA403"), (.undetermined, "VSA404", "VSA404"),
                 (.failed("no framework"), "APPL_ERROR", "VSA503"),
             ] {
                 let recorder = Recorder()
-                let enabler = Self.enabler(provider, recorder, account: Self.account(provider, access: access, signedIn: Self.ssoSignIn))
+                let enabler = Self.enabler(
+                    provider, recorder, account: Self.account(provider, access: access, signedIn: Self.ssoSignIn), api: api)
                 enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
                 enabler.getAuthentication()
                 await enabler.drain()
                 let ids = recorder.flow.compactMap { if case .status(let id, _) = $0 { id } else { nil } }
                 #expect(ids == [startup, interactive], "\(access)")
                 #expect(recorder.flow.contains(.requestorComplete(1)))
-                #expect(recorder.flow.last == .providerDialog(["SandboxCable", "SandboxSSO"]))
+                #expect(recorder.flow.last == DelegateFlowTests.dialog(api))
 
                 // Once logged in the classic way, checkAuthentication says so and nothing about the permission.
                 enabler.setSelectedProvider("SandboxCable")
@@ -112,8 +117,10 @@ struct PlatformSSOTests {
         }
     }
 
-    @Test("SSO picker outcomes: Other TV Provider → N003, an unsupported provider → N004, cancel → N005, each with the classic dialog")
-    func pickerFallbacks() async throws {
+    @Test(
+        "SSO picker outcomes: Other TV Provider → N003, an unsupported provider → N004, cancel → N005, each with the classic dialog",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func pickerFallbacks(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let choices: [(SandboxTVProviderAccount.PickerChoice, String)] = [
                 (.otherProvider, "N003"),
@@ -122,7 +129,7 @@ struct PlatformSSOTests {
             ]
             for (choice, id) in choices {
                 let recorder = Recorder()
-                let enabler = Self.enabler(provider, recorder, account: Self.account(provider, picker: { _ in choice }))
+                let enabler = Self.enabler(provider, recorder, account: Self.account(provider, picker: { _ in choice }), api: api)
                 enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
                 enabler.getAuthentication()
                 await enabler.drain()
@@ -130,16 +137,16 @@ struct PlatformSSOTests {
                 #expect(
                     flow.suffix(4) == [
                         .present, .dismiss, .status(id, flow.compactMap { if case .status(id, let m) = $0 { m } else { nil } }.first ?? ""),
-                        .providerDialog(["SandboxCable", "SandboxSSO"]),
+                        DelegateFlowTests.dialog(api),
                     ], "\(id): \(flow)")
             }
         }
     }
 
     @Test(
-        "SSO with a picker-only provider: it is selected silently and its login page opens, with no status code; both filters keep their order"
-    )
-    func pickerOnlyProvider() async throws {
+        "SSO with a picker-only provider: it is selected silently and its login page opens, with no status code; both filters keep their order",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func pickerOnlyProvider(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         var configuration = ServiceProviderConfiguration.sandbox
         configuration.mvpds[0].boardingStatus = "PICKER"
         configuration.mvpds[0].platformMappingId = "sandbox-cable"
@@ -152,7 +159,7 @@ struct PlatformSSOTests {
                     requests.withLock { $0.append(request) }
                     return .select(.init(providerIdentifier: "sandbox-cable", username: "viewer", password: "sandbox-password"))
                 })
-            let enabler = Self.enabler(provider, recorder, account: account)
+            let enabler = Self.enabler(provider, recorder, account: account, api: api)
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             enabler.getAuthentication(filter: [
                 "TV_PROVIDERS": ["SandboxSSO", "Nope", "SandboxCable"], "FEATURED_TV_PROVIDERS": ["SandboxCable"],
@@ -163,7 +170,7 @@ struct PlatformSSOTests {
             let flow = recorder.flow
             #expect(!flow.contains { if case .status = $0 { true } else { false } })
             guard case .navigate(let url, false)? = flow.last else { Issue.record("\(flow)"); return }
-            #expect(url.query?.contains("mso_id=SandboxCable") == true)
+            #expect(api == .v2 ? url.path.hasPrefix("/api/v2/authenticate/") : url.query?.contains("mso_id=SandboxCable") == true)
             try await DelegateFlowTests.completeWebLogin(enabler, recorder)
             #expect(recorder.flow.last == .authenticationStatus(1, ""))
 
@@ -178,11 +185,13 @@ struct PlatformSSOTests {
         }
     }
 
-    @Test("SSO on tvOS: the picker's boarded provider is exchanged (status 1); a classic pick shows a registration code")
-    func tvOS() async throws {
+    @Test(
+        "SSO on tvOS: the picker's boarded provider is exchanged (status 1); a classic pick shows a registration code",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func tvOS(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = Self.enabler(provider, recorder, account: Self.account(provider), platform: .tvOS)
+            let enabler = Self.enabler(provider, recorder, account: Self.account(provider), platform: .tvOS, api: api)
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             enabler.getAuthentication()
             await enabler.drain()
@@ -194,7 +203,8 @@ struct PlatformSSOTests {
                 recorder.flow == [.status("VSA203", AdvancedStatus.signOutInSettings(on: .tvOS).message), .authenticationStatus(0, "")])
 
             let other = Recorder()
-            let fallback = Self.enabler(provider, other, account: Self.account(provider, picker: { _ in .otherProvider }), platform: .tvOS)
+            let fallback = Self.enabler(
+                provider, other, account: Self.account(provider, picker: { _ in .otherProvider }), platform: .tvOS, api: api)
             fallback.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             fallback.getAuthentication()
             fallback.setSelectedProvider("SandboxCable")

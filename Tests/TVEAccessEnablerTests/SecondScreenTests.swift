@@ -8,11 +8,13 @@ import TVEServiceProvider
 /// The tvOS wait for a second screen: cancelled, timed out, overtaken by a logout, with a zero interval.
 @Suite("AccessEnabler: the tvOS second-screen wait")
 struct SecondScreenTests {
-    @Test("tvOS: cancelling during the second-screen wait reports PROVIDER_NOT_SELECTED_ERROR once; an unused code times out")
-    func pollingCancelAndTimeout() async throws {
+    @Test(
+        "tvOS: cancelling during the second-screen wait reports PROVIDER_NOT_SELECTED_ERROR once; an unused code times out",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func pollingCancelAndTimeout(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let recorder = Recorder()
-            let enabler = makeEnabler(provider.enabler(platform: .tvOS), recorder)
+            let enabler = makeEnabler(provider.enabler(platform: .tvOS, api: api), recorder)
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             enabler.getAuthentication()
             enabler.setSelectedProvider("SandboxCable")
@@ -27,7 +29,7 @@ struct SecondScreenTests {
                 softwareStatement: provider.softwareStatement,
                 configuration: .init(
                     clock: provider.clock, platform: .tvOS, pollingInterval: .milliseconds(10), pollingTimeout: .milliseconds(40),
-                    sleep: SleepRecorder().sleep))
+                    sleep: SleepRecorder().sleep, api: api))
             let timing = makeEnabler(core, quick)
             timing.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             timing.getAuthentication()

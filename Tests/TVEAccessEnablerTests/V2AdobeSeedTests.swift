@@ -58,6 +58,18 @@ struct V2AdobeSeedTests {
                 ($0.url.query ?? "").contains("value-") || String(decoding: $0.body ?? Data(), as: UTF8.self).contains("value-")
             })
         #expect(!sent.contains { $0.headers.keys.contains { $0.caseInsensitiveCompare("AP-TempPass-Identity") == .orderedSame } })
+        // No secret where it does not belong: the software statement goes to registration only, the client secret to
+        // the token request only, and nothing carries the device ID in clear.
+        let deviceID = try await enabler.core.deviceID()
+        let secret = try #require(setup.double.state.withLock { $0.clients.values.first })
+        for request in sent {
+            let text =
+                request.url.absoluteString + " " + request.headers.values.joined(separator: " ") + " "
+                + String(decoding: request.body ?? Data(), as: UTF8.self)
+            #expect(request.url.path == "/o/client/register" || !text.contains("software-statement"), "\(request.url.path)")
+            #expect(request.url.path == "/o/client/token" || !text.contains(secret), "\(request.url.path)")
+            #expect(!text.contains(deviceID), "\(request.url.path)")
+        }
     }
 
     @Test("logout: Adobe's page is opened on iOS; a partner logout reports VSA203")

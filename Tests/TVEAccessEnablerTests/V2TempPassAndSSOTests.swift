@@ -91,7 +91,7 @@ struct V2TempPassAndSSOTests {
     }
 
     @Test(
-        "Apple SSO over v2: sessions/sso/Apple, the platform's SAML response to profiles/sso/Apple, status 1, tokenSource Apple; logout is partner_logout: VSA203 and no page"
+        "Apple SSO over v2: sessions/sso/Apple, the platform's SAML response to profiles/sso/Apple, status 1, tokenSource Apple; logout is partner_logout: VSA203 and the MVPD's page"
     )
     func appleSSO() async throws {
         try await withLocalProvider { provider in
@@ -122,7 +122,14 @@ struct V2TempPassAndSSOTests {
             recorder.reset()
             enabler.logout()
             await enabler.drain()
-            #expect(recorder.flow == [.status("VSA203", AdvancedStatus.signOutInSettings.message), .authenticationStatus(0, "")])
+            // partner_logout with the MVPD's page: VSA203, then the page, which returns to the app.
+            #expect(recorder.flow.first == .status("VSA203", AdvancedStatus.signOutInSettings.message))
+            let page = try #require(recorder.lastNavigation)
+            #expect(page.path == "/idp/SandboxSSO/logout")
+            guard case .redirect(let back) = try await SandboxBrowser().navigate(to: page) else { Issue.record("no redirect"); return }
+            enabler.handleExternalURL(back)
+            await enabler.drain()
+            #expect(recorder.flow.last == .authenticationStatus(0, ""))
         }
     }
 

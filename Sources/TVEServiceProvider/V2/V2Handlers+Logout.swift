@@ -10,7 +10,8 @@ extension V2Handlers {
     /// `GET /api/v2/{serviceProvider}/logout/{mvpd}?redirectUrl=`: removes the device's profile with the MVPD and says
     /// what is left to do: `logout` (open the MVPD's logout page, which returns to `redirectUrl`), `complete` (nothing:
     /// a TempPass, or no page to return to), `partner_logout` (an Apple single sign-on profile: the viewer signs out
-    /// in the platform's settings), or `invalid` (there was no profile).
+    /// in the platform's settings; with the MVPD's page too when there is one to return from), or `invalid` (there was
+    /// no profile).
     func getLogoutForMvpdUsingGET(_ input: Operations.GetLogoutForMvpdUsingGET.Input) async throws
         -> Operations.GetLogoutForMvpdUsingGET.Output
     {
@@ -24,18 +25,25 @@ extension V2Handlers {
             logout.actionName = "invalid"
             logout.actionType = "none"
         case "appleSSO"?:
+            // As Adobe's service: the viewer signs out in the platform's settings, and the MVPD's page, when there is
+            // one to return from, ends the MVPD's own session.
             logout.actionName = "partner_logout"
             logout.actionType = "interactive"
+            logout.url = input.query.redirectUrl.map { Self.logoutPage(mvpd.id, returningTo: $0) }
         case "temporary"?:
             break
         default:
             if let url = input.query.redirectUrl {
                 logout.actionName = "logout"
                 logout.actionType = "interactive"
-                logout.url =
-                    "/idp/\(FormCodec.percentEncode(mvpd.id))/logout?" + FormCodec.encode([("redirectUrl", url)])
+                logout.url = Self.logoutPage(mvpd.id, returningTo: url)
             }
         }
         return .ok(.init(body: .json(.init(logouts: .init(additionalProperties: [mvpd.id: logout])))))
+    }
+
+    /// The MVPD's sign-out page, which returns to `url`.
+    static func logoutPage(_ mvpd: String, returningTo url: String) -> String {
+        "/idp/\(FormCodec.percentEncode(mvpd))/logout?" + FormCodec.encode([("redirectUrl", url)])
     }
 }
