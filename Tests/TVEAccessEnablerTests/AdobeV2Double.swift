@@ -83,6 +83,9 @@ final class AdobeV2Double: EntitlementTransport {
                 ? profiles() : json(#"{"profiles":{}}"#)
         case ("POST", "decisions/authorize/\(Self.mvpd)"), ("POST", "decisions/preauthorize/\(Self.mvpd)"):
             return decisions(request, authorize: route.hasPrefix("decisions/authorize"))
+        case ("GET", "logout/TempPass_REF30"):
+            state.withLock { _ = $0.profiles.removeValue(forKey: "TempPass_REF30") }
+            return json(#"{"logouts":{"TempPass_REF30":{"actionName":"complete","actionType":"none","mvpd":"TempPass_REF30"}}}"#)
         case ("GET", "logout/\(Self.mvpd)"):
             let type = state.withLock { $0.profiles.removeValue(forKey: Self.mvpd)?.type }
             let action =
@@ -131,7 +134,8 @@ final class AdobeV2Double: EntitlementTransport {
         {"requestor":{"id":"REF30","name":"REF30","unknownField":{"a":1},"domains":[{"name":"adobe.com","mvpdInitiated":false}],
         "mvpds":[{"id":"Cablevision","displayName":"Optimum","logoUrl":"https://logo.test/optimum.png","isTempPass":false,
         "boardingStatus":"SUPPORTED","platformMappingId":"Cablevision","enablePlatformServices":true,"displayInPlatformPicker":true,
-        "enableSingleLogout":true,"someFutureField":"x"}]}}
+        "enableSingleLogout":true,"someFutureField":"x"},
+        {"id":"TempPass_REF30","displayName":"TempPass","isTempPass":true}]}}
         """#
     }
 
@@ -157,9 +161,14 @@ final class AdobeV2Double: EntitlementTransport {
         let profile = state.withLock { state -> (type: String, issuer: String)? in
             state.profiles[Self.mvpd] ?? (state.degraded ? ("degraded", "Adobe") : nil)
         }
-        guard let profile else { return json(#"{"profiles":{}}"#) }
+        let temp = state.withLock { $0.profiles["TempPass_REF30"] != nil }
+        let tempProfile =
+            temp
+            ? #""TempPass_REF30":{"notBefore":\#(now),"notAfter":\#(now + 3_600_000),"issuer":"Adobe","type":"temporary","attributes":{}}"#
+            : ""
+        guard let profile else { return json(#"{"profiles":{\#(tempProfile)}}"#) }
         return json(
-            #"{"profiles":{"Cablevision":{"notBefore":\#(now),"notAfter":\#(now + 86_400_000),"issuer":"\#(profile.issuer)","type":"\#(profile.type)","attributes":{"userID":{"value":"u-2a5b","state":"plain"},"zip":{"value":["10001"],"state":"plain"}},"unknown":true}}}"#
+            #"{"profiles":{"Cablevision":{"notBefore":\#(now),"notAfter":\#(now + 86_400_000),"issuer":"\#(profile.issuer)","type":"\#(profile.type)","attributes":{"userID":{"value":"u-2a5b","state":"plain"},"zip":{"value":["10001"],"state":"plain"}},"unknown":true}\#(temp ? "," + tempProfile : "")}}"#
         )
     }
 

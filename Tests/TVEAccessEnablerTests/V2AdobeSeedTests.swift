@@ -128,6 +128,63 @@ struct V2AdobeSeedTests {
         #expect(flow.last == .metadata(.string("Adobe"), encrypted: false, key: .userMeta))
     }
 
+    @Test("logout clears every token: a second profile the device holds (a TempPass) ends too, so no later setRequestor adopts it")
+    func logoutEndsEveryProfile() async throws {
+        let setup = V2AdobeServiceTests.setup()
+        setup.double.logIn()
+        setup.double.state.withLock { $0.profiles["TempPass_REF30"] = ("temporary", "Adobe") }
+        let core = setup.core()
+        try await core.setRequestor(AdobeV2Double.requestor, serviceProviders: [AdobeV2Double.base])
+        let outcome = try await core.logout()
+        #expect(outcome.serverError == nil)
+        #expect(setup.double.sent("/logout/TempPass_REF30").count == 1)
+        try await core.setRequestor(AdobeV2Double.requestor, serviceProviders: [AdobeV2Double.base])
+        await #expect(throws: AccessEnablerError.self) { try await core.checkAuthentication() }
+    }
+
+    @Test("a failed checkPreauthorizedResources or getMetadata says why on status before its empty answer")
+    func failuresAreToldApartFromEmptyAnswers() async throws {
+        let setup = V2AdobeServiceTests.setup()
+        setup.double.logIn()
+        let recorder = Recorder()
+        let enabler = Self.enabler(setup, recorder)
+        await enabler.drain()
+        setup.double.throttle("/decisions/preauthorize", count: 10)
+        setup.double.throttle("/profiles/Cablevision", count: 10)
+        recorder.reset()
+        enabler.checkPreauthorizedResources(["REF30"], cache: false)
+        enabler.getMetadata(.userMetadata(key: "zip"))
+        await enabler.drain()
+        let flow = recorder.flow
+        #expect(flow.count == 4)
+        guard case .status("CFG429", _) = flow[0], case .status("CFG429", _) = flow[2] else { Issue.record("\(flow)"); return }
+        #expect(flow[1] == .preauthorized([]))
+        #expect(flow[3] == .metadata(nil, encrypted: false, key: .userMeta))
+    }
+
+    @Test("setOptions: the visitor ID goes as AP-Visitor-Identifier and the app's device information as given, on every v2 call")
+    func optionsReachEveryCall() async throws {
+        let setup = V2AdobeServiceTests.setup()
+        let info = Data(#"{"primaryHardwareType":"SetTopBox","model":"AppleTV","osName":"tvOS"}"#.utf8).base64EncodedString()
+        let recorder = Recorder()
+        let enabler = makeEnabler(setup.core(), recorder)
+        enabler.setOptions(.init(visitorID: "visitor-7", deviceInfo: info))
+        enabler.setRequestor(AdobeV2Double.requestor, serviceProviders: [AdobeV2Double.base])
+        enabler.getAuthentication(withData: ["email": "viewer@example.test"])
+        enabler.setSelectedProvider(AdobeV2Double.mvpd)
+        await enabler.drain()
+        let calls = setup.double.sent("/api/v2/")
+        #expect(!calls.isEmpty)
+        for call in calls {
+            #expect(call.headers["AP-Visitor-Identifier"] == "visitor-7", "\(call.url.path)")
+            #expect(call.headers["X-Device-Info"].map { $0 == info } ?? true, "\(call.url.path)")
+        }
+        #expect(setup.double.sent("/sessions").first?.headers["X-Device-Info"] == info)
+        // The login's data have no place in v2 for an MVPD that is not a TempPass: named once, keys only.
+        let notes = recorder.flow.compactMap { if case .status("DATA_NOT_SENT", let message) = $0 { message } else { nil } }
+        #expect(notes.count == 1 && notes[0].contains("email") && !notes[0].contains("viewer@example.test"))
+    }
+
     @Test("the tracking GUID of an unknown user ID is empty, never the MD5 of nothing")
     func trackingGUIDOfAnUnknownUserIsEmpty() {
         #expect(DelegateTranslator.hashedGUID("") == "")

@@ -158,8 +158,9 @@ public actor AsyncAccessEnabler {
         try await exclusive { () async throws(AccessEnablerError) in try await login.complete() }
     }
 
-    /// tvOS: polls `tokens/authn` (with back-off: the configured interval, doubling up to 10 s) until the user has
-    /// logged in on a second screen with the registration code, or the polling timeout passes.
+    /// tvOS: polls until the user has logged in on a second screen with the code, or the wait ends: over REST API v2
+    /// `profiles/code/{code}` every 3–5 s (the configured interval, clamped) until the session's `notAfter` or the
+    /// polling timeout; over v1 `tokens/authn`, the configured interval doubling up to 10 s, until the polling timeout.
     public func waitForSecondScreen() async throws(AccessEnablerError) -> AuthenticationToken {
         try await login.waitForSecondScreen()
     }

@@ -28,8 +28,8 @@ extension AccessEnabler {
     /// `getMetadata:` — answered with `setMetadataStatus` (the request is echoed as the arguments).
     public func getMetadata(_ request: MetadataRequest) {
         enqueue {
-            let answer = try? await self.core.metadata(request)
-            self.send(self.translator.metadata(request, answer: answer))
+            let result = await self.result { () async throws(AccessEnablerError) in try await self.core.metadata(request) }
+            self.send(self.translator.metadata(request, result: result))
         }
     }
 

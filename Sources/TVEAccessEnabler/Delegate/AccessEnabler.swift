@@ -119,7 +119,7 @@ public final class AccessEnabler: Sendable {
 
     /// REST API v2 has no place for `what`: the app hears it once, in a `DATA_NOT_SENT` warning that names the keys, never
     /// the values (REST API v1 sends them all).
-    private func noteUnsent(_ what: String, keys: some Collection<String>) {
+    func noteUnsent(_ what: String, keys: some Collection<String>) {
         guard core.configuration.api == .v2, !keys.isEmpty, state.withLock({ $0.unsentNoted.insert(what).inserted }) else { return }
         send([.status(.dataNotSent(what, keys: keys.sorted()))])
     }
@@ -233,6 +233,7 @@ public final class AccessEnabler: Sendable {
                 case .login(let mvpd, let step):
                     // The platform picker chose the provider: the same mvpdSelection tracking as setSelectedProvider.
                     send(translator.providerSelected(mvpd.id))
+                    if !mvpd.isTempPass { noteUnsent("the data of getAuthentication:withData:", keys: data.keys) }
                     return .login(step)
                 }
             }
@@ -320,8 +321,10 @@ public final class AccessEnabler: Sendable {
     /// `checkPreauthorizedResources:` and `checkPreauthorizedResources:cache:`.
     public func checkPreauthorizedResources(_ resources: [String], cache: Bool = true) {
         enqueue {
-            let allowed = (try? await self.core.preauthorize(resources, cache: cache)) ?? []
-            self.send(self.translator.preauthorized(allowed))
+            let result = await self.result { () async throws(AccessEnablerError) in
+                try await self.core.preauthorize(resources, cache: cache)
+            }
+            self.send(self.translator.preauthorized(result))
         }
     }
 

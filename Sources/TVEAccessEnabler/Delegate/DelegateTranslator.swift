@@ -157,6 +157,22 @@ package struct DelegateTranslator: Sendable {
     /// `preauthorizedResources` (empty when the check failed).
     package func preauthorized(_ resources: [String]) -> [DelegateCallback] { [.preauthorizedResources(resources)] }
 
+    /// `preauthorizedResources`, or, when the check failed, an empty list after the failure's status (none for a device
+    /// that is not authenticated: an empty list says it), so that the app can tell a failure from "nothing authorized".
+    package func preauthorized(_ result: Result<[String], AccessEnablerError>) -> [DelegateCallback] {
+        switch result {
+        case .success(let resources): return preauthorized(resources)
+        case .failure(let error): return failureStatus(error) + preauthorized([])
+        }
+    }
+
+    /// The status a failed call reports before its callback: the Enhanced Error's advanced status, else the error's code;
+    /// none when the device is not authenticated (the callback says so).
+    func failureStatus(_ error: AccessEnablerError) -> [DelegateCallback] {
+        guard error.code != .userNotAuthenticated else { return [] }
+        return [.status(Self.enhancedStatus(error) ?? Self.status(error, .error))]
+    }
+
     // MARK: Logout, provider, metadata
 
     /// `logout`: `VSA203` after a platform-SSO login, a warning when the service provider could not be told, then the
@@ -181,6 +197,14 @@ package struct DelegateTranslator: Sendable {
     package func selectedProvider(_ mvpd: MVPD?) -> [DelegateCallback] { [.selectedProvider(mvpd)] }
 
     /// `setMetadataStatus`, the request echoed as the arguments (nil and not encrypted when there is no answer).
+    /// `setMetadataStatus`, after the failure's status when the request failed (see ``failureStatus(_:)``).
+    package func metadata(_ request: MetadataRequest, result: Result<MetadataAnswer, AccessEnablerError>) -> [DelegateCallback] {
+        switch result {
+        case .success(let answer): return metadata(request, answer: answer)
+        case .failure(let error): return failureStatus(error) + metadata(request, answer: nil)
+        }
+    }
+
     package func metadata(_ request: MetadataRequest, answer: MetadataAnswer?) -> [DelegateCallback] {
         let opcode: MetadataOpcode
         switch request {

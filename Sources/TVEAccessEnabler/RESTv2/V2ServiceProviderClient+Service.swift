@@ -242,6 +242,17 @@ extension V2ServiceProviderClient: EntitlementService {
             // Whenever Adobe names a page (an MVPD's logout, or a partner logout that has one too), an iOS app opens it.
             if platform == .iOS { step.page = answer?.url.flatMap { absolute($0, elsewhere: true) } }
             step.partnerLogout = answer?.actionName == "partner_logout"
+            // The seeds' logout clears every token; REST API v2 ends one MVPD's profile a call. Any other profile the
+            // device holds (a login kept from before a forceAuthn with another MVPD, a TempPass) ends too, else the next
+            // setRequestor would adopt it and the user would come back signed in.
+            var others: [String] = []
+            do {
+                others = try await profiles().keys.sorted()
+            } catch  where error.code == .userNotAuthenticated {}  // no profile left (`authenticated_profile_missing`)
+            for other in others where other != mvpd {
+                _ = try await withTempPass(other) { () async throws(AccessEnablerError) in try await logout(mvpd: other, redirectURL: nil) }
+                tempPassIdentities[other] = nil
+            }
         } catch {
             step.error = error
         }
