@@ -40,6 +40,8 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
     }
 
     let serviceProvider: URL
+    /// When the framework's authentication with the provider ends (milliseconds since the epoch), if known.
+    public let authenticationExpires: Int64?
     /// Maps platform identifiers to MVPD IDs (the sandbox's IdP paths).
     let mvpdForProvider: [String: String]
     let transport: any EntitlementTransport
@@ -58,11 +60,14 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
     ///   - transport: how the account reaches the identity providers; a `URLSessionTransport` with a 10 s timeout by default.
     ///   - picker: what the user does when the picker is shown (called between its presentation and its dismissal); cancels
     ///     by default.
+    ///   - authenticationExpires: when the framework's authentication with the provider ends (milliseconds since the
+    ///     epoch), as ``signedInAccount()`` reports it; nil (not known) by default.
     public init(
         serviceProvider: URL, mvpdForProvider: [String: String], access: TVProviderAccessStatus, signedIn: SignIn? = nil,
         transport: any EntitlementTransport = URLSessionTransport(timeout: 10),
-        picker: @escaping @Sendable (TVProviderMetadataRequest) -> PickerChoice = { _ in .cancel }
+        picker: @escaping @Sendable (TVProviderMetadataRequest) -> PickerChoice = { _ in .cancel }, authenticationExpires: Int64? = nil
     ) {
+        self.authenticationExpires = authenticationExpires
         self.serviceProvider = serviceProvider
         self.mvpdForProvider = mvpdForProvider
         self.transport = transport
@@ -81,6 +86,13 @@ public final class SandboxTVProviderAccount: TVProviderAccountProvider {
     public func setAccess(_ access: TVProviderAccessStatus) { state.withLock { $0.access = access } }
 
     public func accessStatus(prompt: Bool) async -> TVProviderAccessStatus { state.withLock { $0.access } }
+
+    /// The provider signed in to, with ``authenticationExpires`` as its authentication's end; nil when signed out.
+    public func signedInAccount() async -> TVProviderAccountState? {
+        state.withLock { $0.signedIn }.map {
+            TVProviderAccountState(providerIdentifier: $0.providerIdentifier, expires: authenticationExpires)
+        }
+    }
 
     public func accountMetadata(_ request: TVProviderMetadataRequest, presenter: any TVProviderDialogPresenter) async
         -> TVProviderMetadataResult

@@ -118,7 +118,8 @@ final class RequestorSetup {
         return V2ServiceProviderClient(
             credentials: credentials, serviceProviderURL: url, requestor: requestorID, transport: configuration.transport,
             deviceInfo: options.deviceInfo, platform: configuration.platform, visitorID: options.visitorID,
-            metadataDecryptor: configuration.metadataDecryptor, clock: configuration.clock, sleep: configuration.sleep)
+            metadataDecryptor: configuration.metadataDecryptor, clock: configuration.clock, sleep: configuration.sleep,
+            platformAccount: configuration.tvProviderAccount)
     }
 
     /// Every provider at once; the MVPDs merged in the order the providers answer.

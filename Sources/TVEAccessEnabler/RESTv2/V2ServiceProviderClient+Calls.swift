@@ -6,14 +6,16 @@ extension V2ServiceProviderClient {
     /// `GET profiles/{mvpd}` (or all profiles): the device's live profiles by MVPD.
     func profiles(mvpd: String? = nil) async throws(AccessEnablerError) -> [String: Components.Schemas.MvpdProfileResponse] {
         let headers = try headers
+        let partner = await partnerFrameworkStatus()?.header
         let device = Operations.GetProfilesUsingGET1.Input.Headers(
-            apDeviceIdentifier: headers.deviceIdentifier, xDeviceInfo: headers.deviceInfo)
+            apDeviceIdentifier: headers.deviceIdentifier, xDeviceInfo: headers.deviceInfo, apPartnerFrameworkStatus: partner)
         let answer: Components.Schemas.ProfilesResponse
         if let mvpd {
             let output = try await run("profiles") {
                 try await client.getProfileForMvpdUsingGET(
                     path: .init(mvpd: mvpd, serviceProvider: requestor),
-                    headers: .init(apDeviceIdentifier: device.apDeviceIdentifier, xDeviceInfo: device.xDeviceInfo))
+                    headers: .init(
+                        apDeviceIdentifier: device.apDeviceIdentifier, xDeviceInfo: device.xDeviceInfo, apPartnerFrameworkStatus: partner))
             }
             answer = try await run("profiles") { try output.ok.body.json }
         } else {
@@ -40,6 +42,7 @@ extension V2ServiceProviderClient {
         -> [Components.Schemas.DecisionResponse]
     {
         let batch = authorize ? 1 : Self.preauthorizeBatch
+        let partner = await partnerFrameworkStatus()?.header
         var decisions: [Components.Schemas.DecisionResponse] = []
         var start = 0
         while start < resources.count {
@@ -50,7 +53,9 @@ extension V2ServiceProviderClient {
                 let output = try await run("decisions") {
                     try await client.retrieveAuthorizeDecisionsForMvpdUsingPOST(
                         path: .init(mvpd: mvpd, serviceProvider: requestor),
-                        headers: .init(apDeviceIdentifier: headers.deviceIdentifier, xDeviceInfo: headers.deviceInfo),
+                        headers: .init(
+                            apDeviceIdentifier: headers.deviceIdentifier, xDeviceInfo: headers.deviceInfo, apPartnerFrameworkStatus: partner
+                        ),
                         body: .json(.init(resources: part)))
                 }
                 answer = try await run("authorize") { try output.ok.body.json }
@@ -58,7 +63,9 @@ extension V2ServiceProviderClient {
                 let output = try await run("decisions") {
                     try await client.retrievePreAuthorizeDecisionsForMvpdUsingPOST1(
                         path: .init(mvpd: mvpd, serviceProvider: requestor),
-                        headers: .init(apDeviceIdentifier: headers.deviceIdentifier, xDeviceInfo: headers.deviceInfo),
+                        headers: .init(
+                            apDeviceIdentifier: headers.deviceIdentifier, xDeviceInfo: headers.deviceInfo, apPartnerFrameworkStatus: partner
+                        ),
                         body: .json(.init(resources: part)))
                 }
                 answer = try await run("preauthorize") { try output.ok.body.json }

@@ -261,9 +261,13 @@ extension V2ServiceProviderClient: EntitlementService {
 
     func platformExchange(_ exchange: PlatformExchange) async throws(AccessEnablerError) -> AuthenticationToken {
         prepare(deviceID: exchange.deviceID)
-        let status = PassAPIv2.PartnerFrameworkStatus(
-            frameworkPermissionInfo: .init(accessStatus: "granted"),
-            frameworkProviderInfo: .init(id: exchange.providerID, expirationDate: exchange.providerExpires))
+        // The platform's own state; without a framework object (an exchange driven by hand), the platform just answered
+        // for this provider, so its permission is granted.
+        let status =
+            await partnerFrameworkStatus(providerID: exchange.providerID)
+            ?? PassAPIv2.PartnerFrameworkStatus(
+                frameworkPermissionInfo: .init(accessStatus: "granted"),
+                frameworkProviderInfo: .init(id: exchange.providerID, expirationDate: exchange.providerExpires))
         let session = try await partnerSession(
             domainName: sessionDomain(redirectURL: exchange.redirectURL), redirectURL: exchange.redirectURL, status: status)
         guard session.actionName == "partner_profile", let request = session.authenticationRequest?.request, !request.isEmpty else {

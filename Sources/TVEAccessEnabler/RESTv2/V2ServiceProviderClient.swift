@@ -23,6 +23,8 @@ actor V2ServiceProviderClient {
     let extraHeaders = V2ExtraHeadersMiddleware()
     /// Decrypts an encrypted user ID of a profile (the app's metadata key).
     let metadataDecryptor: MetadataDecryptor?
+    /// The platform's single-sign-on framework, whose state `AP-Partner-Framework-Status` carries (none: not sent).
+    let platformAccount: (any TVProviderAccountProvider)?
     /// The `AP-TempPass-Identity` header of each promotional TempPass MVPD, while its pass is the device's.
     var tempPassIdentities: [String: String] = [:]
     /// The `domainName` of sessions: the requestor's first domain in its configuration, else the redirect URL's host.
@@ -47,9 +49,11 @@ actor V2ServiceProviderClient {
     init(
         credentials: ClientCredentials, serviceProviderURL: URL, requestor: String, transport: any EntitlementTransport,
         deviceInfo: String? = nil, platform: EntitlementPlatform, visitorID: String? = nil, fixedHeaders: V2DeviceHeaders? = nil,
-        metadataDecryptor: MetadataDecryptor? = nil, clock: any MediaTokenClock, sleep: @escaping @Sendable (Duration) async -> Void
+        metadataDecryptor: MetadataDecryptor? = nil, clock: any MediaTokenClock, sleep: @escaping @Sendable (Duration) async -> Void,
+        platformAccount: (any TVProviderAccountProvider)? = nil
     ) {
         self.metadataDecryptor = metadataDecryptor
+        self.platformAccount = platformAccount
         extraHeaders.set("AP-Visitor-Identifier", visitorID)
         self.credentials = credentials
         self.requestor = requestor
