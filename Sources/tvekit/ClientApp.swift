@@ -21,13 +21,27 @@ struct ClientApp {
         let message: String
     }
 
-    /// Sets up the app, runs `setRequestor`, then `step`; prints the transcript and exits 1 when a step failed.
-    static func run(_ options: ClientCommand.Options, _ step: (ClientApp) async throws -> Void) async throws {
+    /// How a command makes its requestor current.
+    enum RequestorStep {
+        /// `setRequestor`: the service provider is asked (configuration, the stored profile refreshed).
+        case set
+        /// `restoreRequestor`: the token store alone, no request.
+        case restore
+    }
+
+    /// Sets up the app, makes the requestor current, then runs `step`; prints the transcript and exits 1 when a step
+    /// failed, the failure's reason (with the service provider's code and message) on the last line.
+    static func run(_ options: ClientCommand.Options, requestor: RequestorStep = .set, _ step: (ClientApp) async throws -> Void)
+        async throws
+    {
         let transcript = Transcript(json: options.json)
         let app = try make(options, transcript: transcript)
         var failures: [String] = []
         do {
-            try await app.setRequestor()
+            switch requestor {
+            case .set: try await app.setRequestor()
+            case .restore: try await app.restoreRequestor()
+            }
             try await step(app)
         } catch let failure as Failure {
             failures.append(failure.message)
@@ -47,9 +61,12 @@ struct ClientApp {
         let decryptor = try options.metadataKey.map { path in
             MetadataDecryptor(privateKey: try Input.privateKey(file: path, passphraseEnvironment: nil, p12: nil, passwordEnvironment: nil))
         }
+        // REST API v2 sends the second screen's browser to the redirect URL once signed in: a web page (the SDK's
+        // adobepass:// default is for an app's web view, which a phone's browser cannot open).
         let configuration = AsyncAccessEnabler.Configuration(
             transport: URLSessionTransport(timeout: TimeInterval(options.timeout)),
             tokenStore: FileTokenStore(directory: try stateDirectory(options.state)), platform: .tvOS,
+            redirectURL: options.api == .v2 ? options.loginRedirectURL() : AsyncAccessEnabler.defaultRedirectURL,
             metadataDecryptor: decryptor, api: options.api)
         let core = AsyncAccessEnabler(softwareStatement: statement, configuration: configuration)
         let enabler = AccessEnabler(core: core)
@@ -102,7 +119,27 @@ struct ClientApp {
         call("setRequestor(\(options.requestor), [\(url.absoluteString)])")
         enabler.setRequestor(options.requestor, serviceProviders: [url])
         let status = try await next("setRequestorComplete") { if case .requestorComplete(let status) = $0 { status } else { nil } }
-        guard status == 1 else { throw Failure(message: "setRequestor failed") }
+        guard status == 1 else { throw failure("setRequestor failed") }
+    }
+
+    /// The stored state only: no request.
+    func restoreRequestor() async throws {
+        note("the stored profile in the state directory, no request (--refresh asks the service provider)")
+        call("restoreRequestor(\(options.requestor))")
+        do {
+            try await enabler.core.restoreRequestor(options.requestor)
+        } catch {
+            throw Failure(message: "the stored state cannot be read: \(error.code.rawValue) \(error.message)")
+        }
+    }
+
+    /// A failure whose reason is `what`, with the last advanced status the app heard (the service provider's code and
+    /// message) when there was one since the step began.
+    func failure(_ what: String) -> Failure {
+        let reason = delegate.all.reversed().lazy.compactMap { event -> String? in
+            if case .status(let id, let message) = event, id != "REGCODE", id != "DATA_NOT_SENT" { "\(id) \(message)" } else { nil }
+        }.first
+        return Failure(message: reason.map { "\(what): \($0)" } ?? what)
     }
 
     /// The authentication callback: its status and error code.
@@ -127,7 +164,7 @@ struct ClientApp {
         case .authenticated(1, _):
             note("already signed in")
             return
-        case .authenticated(_, let code): throw Failure(message: "getAuthentication failed: \(code)")
+        case .authenticated(_, let code): throw failure("getAuthentication failed: \(code)")
         case .pick(let ids): offered = ids
         }
         guard let chosen = mvpd ?? (offered.count == 1 ? offered.first : nil) else {
@@ -149,7 +186,7 @@ struct ClientApp {
         case .authenticated(1, _):
             note("signed in at once with \(chosen) (no login page: a TempPass, or a profile the device held)")
             return
-        case .authenticated(_, let code): throw Failure(message: "setSelectedProvider failed: \(code)")
+        case .authenticated(_, let code): throw failure("setSelectedProvider failed: \(code)")
         case .code(let code):
             let page = await enabler.core.loginPage()
             note("on another device, open \(page?.absoluteString ?? "the programmer's activation page") (code \(code))")
@@ -165,7 +202,7 @@ struct ClientApp {
         }
         defer { progress.cancel() }
         let (status, code) = try await next("setAuthenticationStatus", timeout: .seconds(7200)) { Self.authentication($0) }
-        guard status == 1 else { throw Failure(message: "the login did not complete: \(code)") }
+        guard status == 1 else { throw failure("the login did not complete: \(code)") }
         note("signed in with \(chosen)")
     }
 
@@ -185,10 +222,21 @@ struct ClientApp {
         }
     }
 
+    /// The async API's decisions, so that each denied resource's reason shows (the seeds' callback lists the authorized
+    /// resources only): one request, as `checkPreauthorizedResources` makes.
     func preauthorize(_ resources: [String]) async throws {
-        call("checkPreauthorizedResources(\(resources))")
-        enabler.checkPreauthorizedResources(resources)
-        _ = try await next("preauthorizedResources") { if case .preauthorized(let list) = $0 { list } else { nil } }
+        call("preauthorizationDecisions(\(resources))  (checkPreauthorizedResources with the reasons)")
+        let decisions: [PreauthorizationDecision]
+        do {
+            decisions = try await enabler.core.preauthorizationDecisions(resources)
+        } catch {
+            throw Failure(message: "checkPreauthorizedResources failed: \(error.advancedStatus ?? error.code.rawValue) \(error.message)")
+        }
+        for decision in decisions {
+            let shown = EntitlementEvent.shown(decision.resource)
+            note(decision.authorized ? "\(shown): authorized" : "\(shown): not authorized" + (decision.message.map { ": " + $0 } ?? ""))
+        }
+        note("the app hears preauthorizedResources(\(decisions.filter(\.authorized).map(\.resource)))")
     }
 
     func authorize(_ resource: String, trustedKeys: [RSAPublicKey]?) async throws {
@@ -229,6 +277,6 @@ struct ClientApp {
         call("logout()")
         enabler.logout()
         let (status, _) = try await next("setAuthenticationStatus") { Self.authentication($0) }
-        if status != 0 { throw Failure(message: "logout did not end") }
+        if status != 0 { throw failure("logout did not end") }
     }
 }

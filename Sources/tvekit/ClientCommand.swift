@@ -4,6 +4,7 @@ import TVEAccessEnabler
 import TVECrypto
 import TVEMetadata
 import TVESandbox
+import TVEServiceProvider
 import TVETokens
 
 /// `tvekit client`: the flow layer as a command, a tvOS-like app in a terminal that checks an integration against the
@@ -25,11 +26,25 @@ struct ClientCommand: AsyncParsableCommand {
             8080) first:
             Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement \
             keys/software-statement.jwt login --mvpd SandboxCable
+
+            \(exitStatuses)
             """,
         subcommands: [Login.self, Status.self, Preauthorize.self, Authorize.self, Metadata.self, Logout.self]
     )
 
     @OptionGroup var options: Options
+
+    /// The exit statuses, on every help page of `tvekit client`.
+    static let exitStatuses = """
+        Exit status: 0 when the step did what was asked (signed in, authorized, logged out, a status with a login); 1 \
+        when it did not (not signed in, not authorized, a failure of the service provider, whose code and message end \
+        the output); 2 for a usage error (a missing or wrong option, a state directory open to others).
+        """
+
+    /// The usage line of a subcommand: the client's required options first.
+    static func usage(_ subcommand: String) -> String {
+        "tvekit client --sp <sp> --requestor <requestor> --software-statement <file> [<client options>] " + subcommand
+    }
 
     /// What every subcommand needs.
     struct Options: ParsableArguments {
@@ -54,12 +69,29 @@ struct ClientCommand: AsyncParsableCommand {
         @Option(name: .long, help: "Seconds each request may take (1 to 120).")
         var timeout: Int = 15
 
+        @Option(
+            name: .customLong("redirect-url"),
+            help: """
+                REST API v2: where the second screen's browser goes once signed in (the local provider's done page by \
+                default; https://adobe.com, Adobe's sample, for production and staging).
+                """)
+        var redirectURL: String?
+
         @Flag(name: .long, help: "Print the transcript as JSON (one object) instead of text.")
         var json = false
 
         func validate() throws {
             if !(1...120).contains(timeout) { throw ValidationError("--timeout must be 1 to 120 seconds") }
+            if let redirectURL, redirectURL.isEmpty || redirectURL.utf8.count > 2048 || redirectURL.contains(where: \.isWhitespace) {
+                throw ValidationError("--redirect-url must be a URL of at most 2,048 characters")
+            }
             _ = try serviceProvider()
+        }
+
+        /// The redirect URL of a REST API v2 login: a page a phone's browser can open.
+        func loginRedirectURL() -> String {
+            if let redirectURL { return redirectURL }
+            return sp == "production" || sp == "staging" ? "https://adobe.com" : ServiceProvider.activationDonePath(requestor)
         }
 
         func serviceProvider() throws -> URL {
@@ -76,12 +108,15 @@ struct ClientCommand: AsyncParsableCommand {
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Log in with a second screen: print the code and the page to open, then poll until signed in.",
+            usage: ClientCommand.usage("login [--mvpd <mvpd>] [--data <key=value> ...]"),
             discussion: """
                 Polls every 3 to 5 s until the login is done on another device or the session ends (REST API v2: its \
                 notAfter, 30 minutes at Adobe); Ctrl-C stops. A TempPass MVPD signs in at once. Already signed in: says \
                 so and exits 0.
 
                 Example: tvekit client --sp staging --requestor REQ --software-statement ss.jwt login --mvpd Comcast_SSO
+
+                \(ClientCommand.exitStatuses)
                 """)
         @ParentCommand var client: ClientCommand
         @Option(name: .long, help: "The MVPD to log in with (needed when the requestor offers several).")
@@ -104,21 +139,31 @@ struct ClientCommand: AsyncParsableCommand {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "checkAuthentication (the stored profile, no request), the selected MVPD and when the login ends.",
+            abstract: "checkAuthentication, the selected MVPD and when the login ends: the stored profile, no request (--refresh asks).",
+            usage: ClientCommand.usage("status [--refresh]"),
             discussion: """
                 Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement \
                 keys/software-statement.jwt status
+
+                \(ClientCommand.exitStatuses)
                 """)
         @ParentCommand var client: ClientCommand
-        func run() async throws { try await ClientApp.run(client.options) { app in try await app.status() } }
+        @Flag(name: .long, help: "Ask the service provider first (setRequestor), as an app does at launch.")
+        var refresh = false
+        func run() async throws {
+            try await ClientApp.run(client.options, requestor: refresh ? .set : .restore) { app in try await app.status() }
+        }
     }
 
     struct Preauthorize: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "checkPreauthorizedResources: the resources the user may watch.",
+            abstract: "checkPreauthorizedResources: the resources the user may watch, and why each other one is denied.",
+            usage: ClientCommand.usage("preauthorize <resource> ..."),
             discussion: """
                 Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement \
                 keys/software-statement.jwt preauthorize news sports premium-sports
+
+                \(ClientCommand.exitStatuses)
                 """)
         @ParentCommand var client: ClientCommand
         @Argument(help: "The resource IDs.")
@@ -129,9 +174,12 @@ struct ClientCommand: AsyncParsableCommand {
     struct Authorize: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "checkAuthorization: print the short media token (and check it with --verify-cert).",
+            usage: ClientCommand.usage("authorize <resource> [--verify-cert <file>]"),
             discussion: """
                 Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement \
                 keys/software-statement.jwt authorize news --verify-cert keys/media-token-public.pem
+
+                \(ClientCommand.exitStatuses)
                 """)
         @ParentCommand var client: ClientCommand
         @Argument(help: "The resource ID.")
@@ -147,9 +195,12 @@ struct ClientCommand: AsyncParsableCommand {
     struct Metadata: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "getMetadata: without KEY the authentication TTL and device ID, with KEY that user-metadata value.",
+            usage: ClientCommand.usage("metadata [<key>]"),
             discussion: """
                 Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement \
                 keys/software-statement.jwt --metadata-key keys/metadata-private.pem metadata zip
+
+                \(ClientCommand.exitStatuses)
                 """)
         @ParentCommand var client: ClientCommand
         @Argument(help: "A user-metadata key.")
@@ -160,9 +211,12 @@ struct ClientCommand: AsyncParsableCommand {
     struct Logout: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "logout: the local tokens and the service provider's session end.",
+            usage: ClientCommand.usage("logout"),
             discussion: """
                 Example: tvekit client --sp http://127.0.0.1:8080 --requestor tvekit-sandbox --software-statement \
                 keys/software-statement.jwt logout
+
+                \(ClientCommand.exitStatuses)
                 """)
         @ParentCommand var client: ClientCommand
         func run() async throws { try await ClientApp.run(client.options) { app in try await app.logout() } }

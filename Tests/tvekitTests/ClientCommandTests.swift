@@ -30,13 +30,19 @@ struct ClientCommandTests {
         let directory = try Self.privateDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let keys = directory.appendingPathComponent("keys")
-        let (server, _, url) = try await ServeCommandTests.start(["--keys-out", keys.path])
+        let (server, serverLog, url) = try await ServeCommandTests.start(["--keys-out", keys.path])
         defer { server.terminate() }
         let base = [
             "client", "--sp", url, "--requestor", "tvekit-sandbox", "--software-statement",
             keys.appendingPathComponent("software-statement.jwt").path, "--state", directory.appendingPathComponent("state").path,
             "--api", api, "--json",
         ]
+        /// The requests the server has logged whose line contains `text`, once the log has caught up (it is written after
+        /// each answer).
+        func logged(_ text: String) async throws -> Int {
+            try await Task.sleep(for: .milliseconds(500))
+            return serverLog.text.components(separatedBy: "\n").filter { $0.contains(text) }.count
+        }
         #expect(try CLI.run(base + ["status"]).status == 1)
 
         // The login waits for the phone: run it beside the test, read the page it prints.
@@ -53,15 +59,27 @@ struct ClientCommandTests {
         }
         let phone = try #require(page, "\(collector.text)")
         #expect(collector.text.contains("status(REGCODE: "))
-        _ = try await SandboxBrowser().navigate(to: phone, username: "viewer", password: "sandbox-password")
+        let ended = try await SandboxBrowser().navigate(to: phone, username: "viewer", password: "sandbox-password")
+        if api == "v2" {
+            // The phone's browser ends on a web page (the provider's done page), not on the app's adobepass:// URL.
+            guard case .page(200, let text) = ended, text.contains("You are signed in") else { Issue.record("\(ended)"); return }
+        }
         for _ in 0..<150 where login.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         #expect(login.terminationStatus == 0, "\(collector.text)")
         #expect(collector.text.contains("signed in with SandboxCable"))
 
+        // status answers from the stored profile: no request at all; --refresh asks.
+        let before = try await logged(" /api/")
         let status = try CLI.run(base + ["status"])
         #expect(status.status == 0)
         #expect(Self.texts(status).contains("selectedProvider(SandboxCable)"))
-        #expect(Self.texts(try CLI.run(base + ["preauthorize", "news", "mature-show"])).contains(#"preauthorizedResources(["news"])"#))
+        #expect(try CLI.run(base + ["status"]).status == 0)
+        #expect(try await logged(" /api/") == before)
+        #expect(try CLI.run(base + ["status", "--refresh"]).status == 0)
+        #expect(try await logged(" /api/") > before)
+        let preauthorized = Self.texts(try CLI.run(base + ["preauthorize", "news", "mature-show"]))
+        #expect(preauthorized.contains(#"the app hears preauthorizedResources(["news"])"#))
+        #expect(preauthorized.contains("mature-show: not authorized: Your parental controls block this program."))
         let authorized = try CLI.run(
             base + ["authorize", "news", "--verify-cert", keys.appendingPathComponent("media-token-public.pem").path])
         #expect(authorized.status == 0)
@@ -74,6 +92,28 @@ struct ClientCommandTests {
         #expect(Self.texts(metadata).contains(#"setMetadataStatus(["12345"], encrypted: false, userMeta)"#))
         #expect(try CLI.run(base + ["logout"]).status == 0)
         #expect(try CLI.run(base + ["status"]).status == 1)
+        // The registration and the access token are kept in --state: one of each for the whole session.
+        if api == "v2" {
+            #expect(try await logged("POST /o/client/register") == 1)
+            #expect(try await logged("POST /o/client/token") == 1)
+        }
+    }
+
+    @Test("a failure's reason ends the output: a wrong requestor is named as such (CFG400 and the service provider's words)")
+    func failureReasonIsTheLastLine() async throws {
+        let directory = try Self.privateDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = directory.appendingPathComponent("keys")
+        let (server, _, url) = try await ServeCommandTests.start(["--keys-out", keys.path])
+        defer { server.terminate() }
+        let outcome = try CLI.run([
+            "client", "--sp", url, "--requestor", "tvekit-nobody", "--software-statement",
+            keys.appendingPathComponent("software-statement.jwt").path, "--state", directory.appendingPathComponent("state").path,
+            "status", "--refresh",
+        ])
+        #expect(outcome.status == 1)
+        let last = outcome.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.hasPrefix("1 step(s) failed: setRequestor failed: CFG400 configuration failed ("), "\(last)")
     }
 
     @Test("a TempPass signs in at once; a state directory open to others is refused (exit 2); --sp must be a URL, production or staging")

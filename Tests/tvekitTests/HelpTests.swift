@@ -70,6 +70,19 @@ struct HelpTests {
         }
     }
 
+    @Test("every tvekit client page gives the full usage line (the client's required options first) and the exit statuses")
+    func clientPagesGiveUsageAndExitStatuses() {
+        let pages = Self.commands().filter { $0.path == "tvekit client" || $0.path.hasPrefix("tvekit client ") }
+        #expect(pages.count == 7)
+        for (path, command) in pages {
+            let help = TVEKitCommand.helpMessage(for: command, columns: 1000)
+            let usage = help.split(separator: "\n").first { $0.hasPrefix("USAGE:") }.map(String.init) ?? ""
+            #expect(usage.contains("--sp <sp>") && usage.contains("--requestor <requestor>"), "\(path): \(usage)")
+            #expect(usage.contains("--software-statement <"), "\(path): \(usage)")
+            #expect(help.contains("Exit status: 0 when"), "\(path)")
+        }
+    }
+
     /// The words of a command line as a shell splits them: at spaces outside quotes, the quotes removed (enough for
     /// the examples' "$(cat FILE)" and "$VARIABLE" arguments, which reach the parser as they are).
     static func shellWords(_ line: String) -> [String] {

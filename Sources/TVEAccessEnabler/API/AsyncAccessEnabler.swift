@@ -120,6 +120,16 @@ public actor AsyncAccessEnabler {
         }
     }
 
+    /// Makes `requestorID` current from the token store alone, with no request: `checkAuthentication`,
+    /// ``selectedProvider()``, the TTLs and the device ID then answer from what is stored, as they would after a
+    /// `setRequestor`. Calls that need the service provider (a login, an authorization, user metadata, a logout) need
+    /// `setRequestor` first. For an app that starts offline, and for tools that show the stored state
+    /// (`tvekit client status`).
+    /// - Throws: `CFG400` for an empty or over-long requestor ID; `LS011` when the token store cannot be read.
+    public func restoreRequestor(_ requestorID: String) async throws(AccessEnablerError) {
+        try await exclusive { () async throws(AccessEnablerError) in try await setup.restore(requestorID) }
+    }
+
     // MARK: Authentication
 
     /// The device ID the flow layer keeps (`METADATA_DEVICE_ID`): REST API v1 sends it as it is; over REST API v2 Adobe
@@ -184,6 +194,14 @@ public actor AsyncAccessEnabler {
     /// stored valid authorization are answered without asking the service provider.
     public func preauthorize(_ resources: [String], cache: Bool = true) async throws(AccessEnablerError) -> [String] {
         try await authorization.preauthorize(resources, cache: cache)
+    }
+
+    /// `checkPreauthorizedResources` with each resource's decision: authorized, or denied with the MVPD's message when
+    /// it gave one (the seeds' callback carries the authorized resources only).
+    public func preauthorizationDecisions(_ resources: [String], cache: Bool = true) async throws(AccessEnablerError)
+        -> [PreauthorizationDecision]
+    {
+        try await authorization.decisions(resources, cache: cache)
     }
 
     // MARK: Logout and metadata

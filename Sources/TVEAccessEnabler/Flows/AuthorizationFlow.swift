@@ -41,16 +41,32 @@ struct AuthorizationFlow {
 
     /// With `cache`, resources with a stored valid authorization are answered without asking the service provider.
     nonisolated(nonsending) func preauthorize(_ resources: [String], cache: Bool) async throws(AccessEnablerError) -> [String] {
+        try await decisions(resources, cache: cache).filter(\.authorized).map(\.resource)
+    }
+
+    /// A decision per resource, in the order asked: a stored authorization (with `cache`) or the service provider's
+    /// answer, a denial with the MVPD's message; a resource the answer leaves out is not authorized. None authorized
+    /// when the device is not authenticated.
+    nonisolated(nonsending) func decisions(_ resources: [String], cache: Bool) async throws(AccessEnablerError)
+        -> [PreauthorizationDecision]
+    {
         guard resources.count <= 1000 else { throw AccessEnablerError(.tooManyResources, "at most 1,000 resources per preauthorization") }
         let entitlements = try await session.load()
-        guard let authentication = entitlements.authentication else { return [] }
+        guard let authentication = entitlements.authentication else {
+            return resources.map { PreauthorizationDecision(resource: $0, authorized: false) }
+        }
         let known = Set(cache ? resources.filter { entitlements.authorizations[$0] != nil } : [])
         let remaining = resources.filter { !known.contains($0) }
-        guard !remaining.isEmpty else { return resources.filter { known.contains($0) } }
-        let (client, _) = try setup.client(for: authentication.mvpd)
-        let decisions = try await client.preauthorize(deviceID: entitlements.deviceID, mvpd: authentication.mvpd, resources: remaining)
-        let allowed = known.union(decisions.filter(\.authorized).map(\.resource))
-        return resources.filter { allowed.contains($0) }
+        var answered: [String: PreauthorizationDecision] = [:]
+        if !remaining.isEmpty {
+            let (client, _) = try setup.client(for: authentication.mvpd)
+            let decisions = try await client.preauthorize(deviceID: entitlements.deviceID, mvpd: authentication.mvpd, resources: remaining)
+            for decision in decisions where answered[decision.resource] == nil { answered[decision.resource] = decision }
+        }
+        return resources.map { resource in
+            if known.contains(resource) { return PreauthorizationDecision(resource: resource, authorized: true) }
+            return answered[resource] ?? PreauthorizationDecision(resource: resource, authorized: false)
+        }
     }
 
     /// 404 or 410: the service provider does not hold it (any more).

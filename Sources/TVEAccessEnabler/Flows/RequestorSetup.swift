@@ -101,6 +101,24 @@ final class RequestorSetup {
         return merged
     }
 
+    /// `restoreRequestor` (the caller holds the serial queue): `requestorID` becomes current with what the token store
+    /// holds, and no request is made. Another requestor's service providers and MVPDs are let go: `setRequestor` brings
+    /// them back.
+    nonisolated(nonsending) func restore(_ requestorID: String) async throws(AccessEnablerError) {
+        guard !requestorID.isEmpty, requestorID.utf8.count <= 256 else {
+            throw AccessEnablerError(.invalidRequestor, "the requestor ID is empty or too long")
+        }
+        let stored = await session.read(requestorID)
+        if requestorID != self.requestorID {
+            clients = [:]
+            clientsIdentity = nil
+            mvpds = []
+        }
+        self.requestorID = requestorID
+        session.activate(requestorID, stored: stored)
+        _ = try session.current()
+    }
+
     /// The client of one service provider, in the REST API configured (v1 for the deprecated identities: REST API v2
     /// admits only Dynamic Client Registration).
     private func makeClient(_ url: URL, requestorID: String, identity: ClientIdentity, registration: ClientRegistration?)

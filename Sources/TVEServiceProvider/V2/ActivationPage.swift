@@ -17,7 +17,7 @@ import TVETokens
 /// Unknown codes count against the address's attempt limit, as `authenticate` does.
 extension ServiceProvider {
     /// The page a second-screen login may return to: always an allowed `redirectUrl` (it is this server's).
-    static func activationDonePath(_ requestor: String) -> String { "/activate/\(FormCodec.percentEncode(requestor))/done" }
+    public static func activationDonePath(_ requestor: String) -> String { "/activate/\(FormCodec.percentEncode(requestor))/done" }
 
     func addActivationRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         router.get("activate/:serviceProvider") { request, context -> Response in
