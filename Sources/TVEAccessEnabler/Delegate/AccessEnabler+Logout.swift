@@ -10,9 +10,8 @@ extension AccessEnabler {
         enqueue {
             self.polling.stop()
             self.state.withLock { $0.pendingAuthorization = nil }
-            let outcome = await self.result { () async throws(AccessEnablerError) in try await self.core.logout() }
+            let (outcome, useSVC) = await self.core.logoutReport()
             if case .success(let loggedOut) = outcome, loggedOut.page != nil { self.state.withLock { $0.loggingOut = true } }
-            let useSVC = await self.core.currentOptions.handleSVC
             self.send(self.translator.logout(outcome, useSVC: useSVC))
         }
     }

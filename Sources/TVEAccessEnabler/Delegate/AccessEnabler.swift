@@ -170,8 +170,7 @@ public final class AccessEnabler: Sendable {
     /// `checkAuthentication`: the local token store (and the platform account's silent sign-in).
     public func checkAuthentication() {
         enqueue {
-            let statuses = await self.core.silentPlatformSSO().statuses
-            let token = try? await self.core.checkAuthentication()
+            let (statuses, token) = await self.core.authenticationCheck()
             self.send(self.translator.authenticationCheck(statuses: statuses, token: token))
         }
     }
@@ -222,22 +221,19 @@ public final class AccessEnabler: Sendable {
         -> DelegateTranslator.AuthenticationOutcome
     {
         do {
-            if case .authenticated(let token) = try await core.startAuthentication(forceAuthn: forceAuthn) { return .stored(token) }
-            if core.configuration.tvProviderAccount != nil, await !core.platformMVPDs.isEmpty {
-                let presenter = DelegatePresenter(enabler: self)
-                switch try await core.authenticateWithPlatformSSO(
-                    providers: providers, featured: featured, data: data, presenter: presenter)
-                {
-                case .authenticated(let token): return .loggedIn(token)
-                case .fallback(let status, let mvpds): return .platformFallback(status, mvpds)
-                case .login(let mvpd, let step):
-                    // The platform picker chose the provider: the same mvpdSelection tracking as setSelectedProvider.
-                    send(translator.providerSelected(mvpd.id))
-                    if !mvpd.isTempPass { noteUnsent("the data of getAuthentication:withData:", keys: data.keys) }
-                    return .login(step)
-                }
+            switch try await core.authenticationStart(
+                forceAuthn: forceAuthn, providers: providers, featured: featured, data: data, presenter: DelegatePresenter(enabler: self))
+            {
+            case .stored(let token): return .stored(token)
+            case .selectProvider(let mvpds): return .selectProvider(mvpds)
+            case .platform(.authenticated(let token)): return .loggedIn(token)
+            case .platform(.fallback(let status, let mvpds)): return .platformFallback(status, mvpds)
+            case .platform(.login(let mvpd, let step)):
+                // The platform picker chose the provider: the same mvpdSelection tracking as setSelectedProvider.
+                send(translator.providerSelected(mvpd.id))
+                if !mvpd.isTempPass { noteUnsent("the data of getAuthentication:withData:", keys: data.keys) }
+                return .login(step)
             }
-            return .selectProvider(await core.mvpds)
         } catch {
             return .failed(error)
         }
@@ -268,15 +264,15 @@ public final class AccessEnabler: Sendable {
                 return state.loginData
             }
             self.send(self.translator.providerSelected(mvpdID))
+            let (result, mvpds) = await self.core.providerSelection(mvpdID, data: data)
             // REST API v2 sends a login's data only as a TempPass's identity (AP-TempPass-Identity).
-            if await !self.core.mvpds.contains(where: { $0.id == mvpdID && $0.isTempPass }) {
+            if mvpdID != nil, !mvpds.contains(where: { $0.id == mvpdID && $0.isTempPass }) {
                 self.noteUnsent("the data of getAuthentication:withData:", keys: data.keys)
             }
-            switch await self.result({ () async throws(AccessEnablerError) in try await self.core.selectProvider(mvpdID, data: data) }) {
+            switch result {
             case .success(let step): await self.conclude(.login(step))
             case .failure(let error) where error.code == .tempPassExpired:
-                let mvpds = await self.core.mvpds.filter { $0.id != mvpdID }
-                await self.conclude(.tempPassEnded(error, mvpds))
+                await self.conclude(.tempPassEnded(error, mvpds.filter { $0.id != mvpdID }))
             case .failure(let error): await self.conclude(.failed(error))
             }
         }
@@ -336,12 +332,14 @@ public final class AccessEnabler: Sendable {
     /// `getAuthorization:` / `getAuthorization:withData:` — starts a login first when the user is not authenticated.
     public func getAuthorization(_ resource: String, withData data: [String: String] = [:]) {
         enqueue {
-            if (try? await self.core.checkAuthentication()) == nil {
+            self.noteUnsent("the data of checkAuthorization:withData: and getAuthorization:withData:", keys: data.keys)
+            let report = await self.core.authorizationReport(resource: resource, data: data)
+            guard report.authentication != nil else {
                 self.state.withLock { $0.pendingAuthorization = (resource, data) }
                 await self.runAuthentication(forceAuthn: false, providers: nil, featured: [], data: [:])
                 return
             }
-            await self.runAuthorization(resource, data: data)
+            self.send(self.translator.authorization(resource, Self.outcome(report)))
         }
     }
 
@@ -356,17 +354,16 @@ public final class AccessEnabler: Sendable {
     /// Authentication first: without it (or without a requestor) the call ends with no login UI.
     private func runAuthorization(_ resource: String, data: [String: String]) async {
         noteUnsent("the data of checkAuthorization:withData: and getAuthorization:withData:", keys: data.keys)
-        let outcome: DelegateTranslator.AuthorizationOutcome
-        if let authentication = try? await core.checkAuthentication() {
-            let cached = (try? await core.metadata(.authorizationTTL(resource: resource)))?.value != nil
-            switch await result({ () async throws(AccessEnablerError) in try await core.authorize(resource: resource, data: data) }) {
-            case .success(let token): outcome = .authorized(token, authentication: authentication, cached: cached)
-            case .failure(let error): outcome = .failed(error, authentication: authentication, cached: cached)
-            }
-        } else {
-            outcome = .notAuthenticated
+        send(translator.authorization(resource, Self.outcome(await core.authorizationReport(resource: resource, data: data))))
+    }
+
+    /// What the translator reports of an authorization.
+    private static func outcome(_ report: AsyncAccessEnabler.AuthorizationReport) -> DelegateTranslator.AuthorizationOutcome {
+        guard let authentication = report.authentication else { return .notAuthenticated }
+        switch report.result {
+        case .success(let token): return .authorized(token, authentication: authentication, cached: report.cached)
+        case .failure(let error): return .failed(error, authentication: authentication, cached: report.cached)
         }
-        send(translator.authorization(resource, outcome))
     }
 }
 
