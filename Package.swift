@@ -198,6 +198,8 @@ let package = Package(
                 "TVEMetadata",
                 "TVEJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // What `tvekit speed` and the benchmarks share, never part of a product: the speed engine (the operations,

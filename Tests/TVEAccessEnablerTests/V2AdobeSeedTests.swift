@@ -5,24 +5,24 @@ import TVECrypto
 import TVEJSON
 import TVESandbox
 
-/// Seed rows over REST API v2 that were partial (``AdobeV2Double``): forceAuthn, data v2 has no place for, logout pages,
+/// Seed rows over REST API v2 that were partial (``AdobeServiceDouble``): forceAuthn, data v2 has no place for, logout pages,
 /// the profile types and `tokenSource`, the tracking GUID.
 @Suite("REST API v2 seed by seed against a stand-in for Adobe's service")
 struct V2AdobeSeedTests {
     static func enabler(_ setup: V2AdobeServiceTests.Setup, _ recorder: Recorder, platform: EntitlementPlatform = .iOS) -> AccessEnabler {
         let enabler = makeEnabler(setup.core(platform: platform), recorder)
-        enabler.setRequestor(AdobeV2Double.requestor, serviceProviders: [AdobeV2Double.base])
+        enabler.setRequestor(AdobeServiceDouble.requestor, serviceProviders: [AdobeServiceDouble.baseURL])
         return enabler
     }
 
     @Test("forceAuthn with the MVPD the device holds: the old profile is ended and the user logs in afresh (a login page)")
     func forceAuthnGivesAFreshLogin() async throws {
-        let setup = V2AdobeServiceTests.setup()
+        let setup = try V2AdobeServiceTests.setup()
         setup.double.logIn()
         let recorder = Recorder()
         let enabler = Self.enabler(setup, recorder)
         enabler.getAuthentication(forceAuthn: true)
-        enabler.setSelectedProvider(AdobeV2Double.mvpd)
+        enabler.setSelectedProvider(AdobeServiceDouble.mvpd)
         await enabler.drain()
         guard case .navigate(let page, _)? = recorder.flow.last else { Issue.record("\(recorder.flow)"); return }
         #expect(page.path.hasPrefix("/api/v2/authenticate/REF30/"))
@@ -37,7 +37,7 @@ struct V2AdobeSeedTests {
 
     @Test("data v2 has no place for are named once (keys, not values) and never become a later TempPass's identity")
     func unsentDataAreNamedOnceAndNeverReused() async throws {
-        let setup = V2AdobeServiceTests.setup()
+        let setup = try V2AdobeServiceTests.setup()
         setup.double.logIn()
         let recorder = Recorder()
         let enabler = Self.enabler(setup, recorder)
@@ -52,7 +52,7 @@ struct V2AdobeSeedTests {
         #expect(statuses.contains { $0.contains("applicationProfile") })
         #expect(statuses.contains { $0.contains("checkAuthorization:withData:") && $0.contains("channel") })
         #expect(!statuses.joined().contains("value-") && !statuses.joined().contains("profile-secret-value"))
-        let sent = setup.double.state.withLock { $0.requests }
+        let sent = setup.double.requests
         #expect(
             !sent.contains {
                 ($0.url.query ?? "").contains("value-") || String(decoding: $0.body ?? Data(), as: UTF8.self).contains("value-")
@@ -61,7 +61,7 @@ struct V2AdobeSeedTests {
         // No secret where it does not belong: the software statement goes to registration only, the client secret to
         // the token request only, and nothing carries the device ID in clear.
         let deviceID = try await enabler.core.deviceID()
-        let secret = try #require(setup.double.state.withLock { $0.clients.values.first })
+        let secret = try #require(setup.double.clientSecrets.first)
         for request in sent {
             let text =
                 request.url.absoluteString + " " + request.headers.values.joined(separator: " ") + " "
@@ -74,7 +74,7 @@ struct V2AdobeSeedTests {
 
     @Test("logout: Adobe's page is opened on iOS; a partner logout reports VSA203")
     func logoutOpensAdobesPage() async throws {
-        let setup = V2AdobeServiceTests.setup()
+        let setup = try V2AdobeServiceTests.setup()
         setup.double.logIn()
         let recorder = Recorder()
         let enabler = Self.enabler(setup, recorder)
@@ -85,7 +85,7 @@ struct V2AdobeSeedTests {
 
         setup.double.logIn(type: "appleSSO", issuer: "Apple")
         recorder.reset()
-        enabler.setRequestor(AdobeV2Double.requestor, serviceProviders: [AdobeV2Double.base])
+        enabler.setRequestor(AdobeServiceDouble.requestor, serviceProviders: [AdobeServiceDouble.baseURL])
         enabler.logout()
         await enabler.drain()
         #expect(recorder.flow.contains { if case .status("VSA203", _) = $0 { true } else { false } })
@@ -99,26 +99,26 @@ struct V2AdobeSeedTests {
         ] as [(String, String, String?)]
     )
     func profileTypesAndTokenSource(_ type: String, _ issuer: String, _ source: String?) async throws {
-        let setup = V2AdobeServiceTests.setup()
+        let setup = try V2AdobeServiceTests.setup()
         setup.double.logIn(type: type, issuer: issuer)
-        if type == "degraded" { setup.double.state.withLock { $0.degraded = true } }
+        if type == "degraded" { setup.double.setDegraded(true) }
         let core = setup.core()
-        try await core.setRequestor(AdobeV2Double.requestor, serviceProviders: [AdobeV2Double.base])
-        #expect(try await core.checkAuthentication().mvpd == AdobeV2Double.mvpd)
+        try await core.setRequestor(AdobeServiceDouble.requestor, serviceProviders: [AdobeServiceDouble.baseURL])
+        #expect(try await core.checkAuthentication().mvpd == AdobeServiceDouble.mvpd)
         #expect(try await core.metadata(.userMetadata(key: "tokenSource")).value == source.map(JSONValue.string))
         #expect(!(try await core.authorize(resource: "REF30")).isEmpty)
     }
 
     @Test("degraded access while the MVPD is down: a session answered authorize, a degraded profile, a decision of source degradation")
     func degradedAccessWithoutAProfile() async throws {
-        let setup = V2AdobeServiceTests.setup()
-        setup.double.state.withLock { $0.degraded = true }
+        let setup = try V2AdobeServiceTests.setup()
+        setup.double.setDegraded(true)
         let recorder = Recorder()
         let enabler = Self.enabler(setup, recorder)
         await enabler.drain()
         recorder.reset()
         enabler.getAuthentication()
-        enabler.setSelectedProvider(AdobeV2Double.mvpd)
+        enabler.setSelectedProvider(AdobeServiceDouble.mvpd)
         enabler.checkAuthorization("REF30")
         enabler.getMetadata(.userMetadata(key: "tokenSource"))
         await enabler.drain()
@@ -130,21 +130,21 @@ struct V2AdobeSeedTests {
 
     @Test("logout clears every token: a second profile the device holds (a TempPass) ends too, so no later setRequestor adopts it")
     func logoutEndsEveryProfile() async throws {
-        let setup = V2AdobeServiceTests.setup()
+        let setup = try V2AdobeServiceTests.setup()
         setup.double.logIn()
-        setup.double.state.withLock { $0.profiles["TempPass_REF30"] = ("temporary", "Adobe") }
+        setup.double.logIn(AdobeServiceDouble.tempPass, type: "temporary", issuer: "Adobe")
         let core = setup.core()
-        try await core.setRequestor(AdobeV2Double.requestor, serviceProviders: [AdobeV2Double.base])
+        try await core.setRequestor(AdobeServiceDouble.requestor, serviceProviders: [AdobeServiceDouble.baseURL])
         let outcome = try await core.logout()
         #expect(outcome.serverError == nil)
         #expect(setup.double.sent("/logout/TempPass_REF30").count == 1)
-        try await core.setRequestor(AdobeV2Double.requestor, serviceProviders: [AdobeV2Double.base])
+        try await core.setRequestor(AdobeServiceDouble.requestor, serviceProviders: [AdobeServiceDouble.baseURL])
         await #expect(throws: AccessEnablerError.self) { try await core.checkAuthentication() }
     }
 
     @Test("a failed checkPreauthorizedResources or getMetadata says why on status before its empty answer")
     func failuresAreToldApartFromEmptyAnswers() async throws {
-        let setup = V2AdobeServiceTests.setup()
+        let setup = try V2AdobeServiceTests.setup()
         setup.double.logIn()
         let recorder = Recorder()
         let enabler = Self.enabler(setup, recorder)
@@ -164,14 +164,14 @@ struct V2AdobeSeedTests {
 
     @Test("setOptions: the visitor ID goes as AP-Visitor-Identifier and the app's device information as given, on every v2 call")
     func optionsReachEveryCall() async throws {
-        let setup = V2AdobeServiceTests.setup()
+        let setup = try V2AdobeServiceTests.setup()
         let info = Data(#"{"primaryHardwareType":"SetTopBox","model":"AppleTV","osName":"tvOS"}"#.utf8).base64EncodedString()
         let recorder = Recorder()
         let enabler = makeEnabler(setup.core(), recorder)
         enabler.setOptions(.init(visitorID: "visitor-7", deviceInfo: info))
-        enabler.setRequestor(AdobeV2Double.requestor, serviceProviders: [AdobeV2Double.base])
+        enabler.setRequestor(AdobeServiceDouble.requestor, serviceProviders: [AdobeServiceDouble.baseURL])
         enabler.getAuthentication(withData: ["email": "viewer@example.test"])
-        enabler.setSelectedProvider(AdobeV2Double.mvpd)
+        enabler.setSelectedProvider(AdobeServiceDouble.mvpd)
         await enabler.drain()
         let calls = setup.double.sent("/api/v2/")
         #expect(!calls.isEmpty)

@@ -1,4 +1,5 @@
 import Foundation
+import TVECrypto
 import TVESandbox
 import TVETestSupport
 import Testing
@@ -137,5 +138,72 @@ struct ClientCommandTests {
         #expect(open.stderr.contains("open to other users"))
         let bad = try CLI.run(["client", "--sp", "ftp://x", "--requestor", "r", "--software-statement", "/dev/null", "status"])
         #expect(bad.status == 2)
+    }
+}
+
+/// `tvekit client` against a stand-in for Adobe's service on loopback, run as a user would: Adobe's sample names and
+/// shapes, a 429 on the way, the media token verified.
+@Suite("tvekit client against Adobe's stand-in")
+struct ClientAgainstAdobeTests {
+    @Test(
+        "login with a second screen (ends on a web page), status with no request, preauthorize with a denied item's reason, authorize with the token verified, metadata, logout"
+    )
+    func sessionAgainstAdobe() async throws {
+        let directory = try ClientCommandTests.privateDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = try RSAPrivateKey(keySizeInBits: 2048)
+        let certificate = directory.appendingPathComponent("media-token-public.pem")
+        try Data(key.publicKey.pemRepresentation.utf8).write(to: certificate)
+        let statement = directory.appendingPathComponent("software-statement.jwt")
+        try Data("eyJhbGciOiJSUzI1NiJ9.e30.c2lnbmF0dXJl".utf8).write(to: statement)
+        let double = AdobeServiceDouble(mediaTokenKey: key)
+        double.deny(["Live"])
+        double.throttle("/configuration", count: 1, retryAfter: "1")
+        try await double.run { url in
+            let base = [
+                "client", "--sp", url.absoluteString, "--requestor", AdobeServiceDouble.requestor, "--software-statement", statement.path,
+                "--state", directory.appendingPathComponent("state").path, "--json",
+            ]
+            let binary = try #require(CLI.binary)
+            let login = try Spawning.launch(
+                binary.path, arguments: Array(base.dropLast()) + ["login", "--mvpd", AdobeServiceDouble.mvpd], standardOutput: .piped)
+            let collector = ServeCommandTests.Collector()
+            collector.collect(from: try #require(login.standardOutput))
+            var page: URL?
+            for _ in 0..<100 where page == nil {
+                try await Task.sleep(for: .milliseconds(100))
+                page = collector.text.range(of: #"open (http\S+) "#, options: .regularExpression)
+                    .flatMap { URL(string: String(collector.text[$0].dropFirst(5).dropLast())) }
+            }
+            let phone = try #require(page, "\(collector.text)")
+            #expect(phone.path.hasPrefix("/api/v2/authenticate/REF30/"))
+            guard case .page(200, let text) = try await SandboxBrowser().navigate(to: phone), text.contains("You are signed in") else {
+                Issue.record("the phone's browser did not end on a web page")
+                return
+            }
+            for _ in 0..<150 where login.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(login.terminationStatus == 0, "\(collector.text)")
+            #expect(collector.text.contains("signed in with Cablevision"))
+
+            let before = double.requests.count
+            let status = try CLI.run(base + ["status"])
+            #expect(status.status == 0)
+            #expect(ClientCommandTests.texts(status).contains("selectedProvider(Cablevision)"))
+            #expect(double.requests.count == before)
+
+            let preauthorized = ClientCommandTests.texts(try CLI.run(base + ["preauthorize", "REF30", "Live"]))
+            #expect(preauthorized.contains(#"Live: not authorized: Your subscription package does not include the "Live" channel"#))
+            let authorized = try CLI.run(base + ["authorize", "REF30", "--verify-cert", certificate.path])
+            #expect(authorized.status == 0, "\(authorized.stdout.suffix(600))")
+            #expect(ClientCommandTests.texts(authorized).contains("MediaTokenVerifier(resourceID: REF30): VALID_TOKEN"))
+            let metadata = try CLI.run(base + ["metadata", "zip"])
+            #expect(ClientCommandTests.texts(metadata).contains(#"setMetadataStatus(["10001"], encrypted: false, userMeta)"#))
+            #expect(try CLI.run(base + ["logout"]).status == 0)
+            #expect(try CLI.run(base + ["status"]).status == 1)
+            // One registration and one token for the whole session; the throttled configuration was asked again.
+            #expect(double.sent("/o/client/register").count == 1)
+            #expect(double.sent("/o/client/token").count == 1)
+            #expect(double.sent("/configuration").count >= 2)
+        }
     }
 }
