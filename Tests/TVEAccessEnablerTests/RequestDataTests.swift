@@ -44,12 +44,14 @@ struct RequestDataTests {
         }
     }
 
-    @Test("checkAuthentication sends no request; logout with handleSVC goes through navigateToUrl(_:useSVC: true)")
-    func noNetworkAndSVCLogout() async throws {
+    @Test(
+        "checkAuthentication sends no request; logout with handleSVC goes through navigateToUrl(_:useSVC: true)",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func noNetworkAndSVCLogout(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         try await withLocalProvider { provider in
             let transport = RecordingTransport()
             let recorder = Recorder()
-            let enabler = makeEnabler(provider.enabler(transport: transport), recorder)
+            let enabler = makeEnabler(provider.enabler(transport: transport, api: api), recorder)
             enabler.setOptions(.init(handleSVC: true))
             enabler.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             await enabler.drain()
@@ -65,7 +67,7 @@ struct RequestDataTests {
             enabler.logout()
             await enabler.drain()
             guard case .navigate(let page, true)? = recorder.flow.last else { Issue.record("\(recorder.flow)"); return }
-            #expect(page.path == "/api/v1/logout")
+            #expect(page.path == (api == .v1 ? "/api/v1/logout" : "/idp/SandboxCable/logout"))
         }
     }
 

@@ -41,15 +41,18 @@ struct RequestorSetupTests {
         }
     }
 
-    @Test("setRequestor again (back in the foreground) drops an authentication the service provider no longer has")
-    func foregroundResync() async throws {
+    @Test(
+        "setRequestor again (back in the foreground) drops an authentication the service provider no longer has",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func foregroundResync(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
         var configuration = ServiceProviderConfiguration.sandbox
         configuration.authenticationTTL = 600
         try await withLocalProvider(configuration) { provider in
             // The device's clock stands still while the service provider's moves on.
             let deviceClock = TestClock(provider.clock.nowMilliseconds)
             let core = AsyncAccessEnabler(
-                softwareStatement: provider.softwareStatement, configuration: .init(clock: deviceClock, sleep: SleepRecorder().sleep))
+                softwareStatement: provider.softwareStatement,
+                configuration: .init(clock: deviceClock, sleep: SleepRecorder().sleep, api: api))
             _ = try await core.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
             try await logIn(core)
             _ = try await core.setRequestor("tvekit-sandbox", serviceProviders: [provider.url])

@@ -183,6 +183,13 @@ struct V2AdobeSeedTests {
         // The login's data have no place in v2 for an MVPD that is not a TempPass: named once, keys only.
         let notes = recorder.flow.compactMap { if case .status("DATA_NOT_SENT", let message) = $0 { message } else { nil } }
         #expect(notes.count == 1 && notes[0].contains("email") && !notes[0].contains("viewer@example.test"))
+        // getAuthorization:withData: too (once for it and checkAuthorization:withData:).
+        recorder.reset()
+        enabler.getAuthorization("REF30", withData: ["package": "gold"])
+        enabler.checkAuthorization("REF30", withData: ["package": "gold"])
+        await enabler.drain()
+        let authorizationNotes = recorder.flow.compactMap { if case .status("DATA_NOT_SENT", let message) = $0 { message } else { nil } }
+        #expect(authorizationNotes.count == 1 && authorizationNotes[0].contains("getAuthorization:withData:"))
     }
 
     @Test("the tracking GUID of an unknown user ID is empty, never the MD5 of nothing")

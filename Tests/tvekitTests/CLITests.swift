@@ -40,6 +40,14 @@ enum CLI {
     }
 
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
+
+    /// ``run(_:environment:input:)`` for an async test: the wait for the child runs on a thread of its own, never on
+    /// one of the cooperative pool's (two on this machine), which the other tests running in parallel need.
+    static func running(_ arguments: [String], environment: [String: String] = [:]) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try run(arguments, environment: environment) }) }.start()
+        }
+    }
 }
 
 extension Array where Element == UInt8 {

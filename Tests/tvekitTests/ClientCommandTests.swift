@@ -44,7 +44,7 @@ struct ClientCommandTests {
             try await Task.sleep(for: .milliseconds(500))
             return serverLog.text.components(separatedBy: "\n").filter { $0.contains(text) }.count
         }
-        #expect(try CLI.run(base + ["status"]).status == 1)
+        #expect(try await CLI.running(base + ["status"]).status == 1)
 
         // The login waits for the phone: run it beside the test, read the page it prints.
         let binary = try #require(CLI.binary)
@@ -71,28 +71,28 @@ struct ClientCommandTests {
 
         // status answers from the stored profile: no request at all; --refresh asks.
         let before = try await logged(" /api/")
-        let status = try CLI.run(base + ["status"])
+        let status = try await CLI.running(base + ["status"])
         #expect(status.status == 0)
         #expect(Self.texts(status).contains("selectedProvider(SandboxCable)"))
-        #expect(try CLI.run(base + ["status"]).status == 0)
+        #expect(try await CLI.running(base + ["status"]).status == 0)
         #expect(try await logged(" /api/") == before)
-        #expect(try CLI.run(base + ["status", "--refresh"]).status == 0)
+        #expect(try await CLI.running(base + ["status", "--refresh"]).status == 0)
         #expect(try await logged(" /api/") > before)
-        let preauthorized = Self.texts(try CLI.run(base + ["preauthorize", "news", "mature-show"]))
+        let preauthorized = Self.texts(try await CLI.running(base + ["preauthorize", "news", "mature-show"]))
         #expect(preauthorized.contains(#"the app hears preauthorizedResources(["news"])"#))
         #expect(preauthorized.contains("mature-show: not authorized: Your parental controls block this program."))
-        let authorized = try CLI.run(
+        let authorized = try await CLI.running(
             base + ["authorize", "news", "--verify-cert", keys.appendingPathComponent("media-token-public.pem").path])
         #expect(authorized.status == 0)
         #expect(Self.texts(authorized).contains("MediaTokenVerifier(resourceID: news): VALID_TOKEN"))
-        let denied = try CLI.run(base + ["authorize", "mature-show"])
+        let denied = try await CLI.running(base + ["authorize", "mature-show"])
         #expect(denied.status == 1)
         #expect(Self.texts(denied).contains { $0.hasPrefix("tokenRequestFailed(mature-show, USER_NOT_AUTHORIZED_ERROR") })
-        let metadata = try CLI.run(
+        let metadata = try await CLI.running(
             base + ["--metadata-key", keys.appendingPathComponent("metadata-private.pem").path, "metadata", "zip"])
         #expect(Self.texts(metadata).contains(#"setMetadataStatus(["12345"], encrypted: false, userMeta)"#))
-        #expect(try CLI.run(base + ["logout"]).status == 0)
-        #expect(try CLI.run(base + ["status"]).status == 1)
+        #expect(try await CLI.running(base + ["logout"]).status == 0)
+        #expect(try await CLI.running(base + ["status"]).status == 1)
         // The registration and the access token are kept in --state: one of each for the whole session.
         if api == "v2" {
             #expect(try await logged("POST /o/client/register") == 1)
@@ -107,7 +107,7 @@ struct ClientCommandTests {
         let keys = directory.appendingPathComponent("keys")
         let (server, _, url) = try await ServeCommandTests.start(["--keys-out", keys.path])
         defer { server.terminate() }
-        let outcome = try CLI.run([
+        let outcome = try await CLI.running([
             "client", "--sp", url, "--requestor", "tvekit-nobody", "--software-statement",
             keys.appendingPathComponent("software-statement.jwt").path, "--state", directory.appendingPathComponent("state").path,
             "status", "--refresh",
@@ -129,14 +129,14 @@ struct ClientCommandTests {
             "client", "--sp", url, "--requestor", "tvekit-sandbox", "--software-statement",
             keys.appendingPathComponent("software-statement.jwt").path, "--state", state.path,
         ]
-        let login = try CLI.run(base + ["login", "--mvpd", "SandboxTempPass"])
+        let login = try await CLI.running(base + ["login", "--mvpd", "SandboxTempPass"])
         #expect(login.status == 0, "\(login.stdout)")
         #expect(login.stdout.contains("signed in at once with SandboxTempPass"))
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: state.path)
-        let open = try CLI.run(base + ["status"])
+        let open = try await CLI.running(base + ["status"])
         #expect(open.status == 2)
         #expect(open.stderr.contains("open to other users"))
-        let bad = try CLI.run(["client", "--sp", "ftp://x", "--requestor", "r", "--software-statement", "/dev/null", "status"])
+        let bad = try await CLI.running(["client", "--sp", "ftp://x", "--requestor", "r", "--software-statement", "/dev/null", "status"])
         #expect(bad.status == 2)
     }
 }
@@ -186,20 +186,20 @@ struct ClientAgainstAdobeTests {
             #expect(collector.text.contains("signed in with Cablevision"))
 
             let before = double.requests.count
-            let status = try CLI.run(base + ["status"])
+            let status = try await CLI.running(base + ["status"])
             #expect(status.status == 0)
             #expect(ClientCommandTests.texts(status).contains("selectedProvider(Cablevision)"))
             #expect(double.requests.count == before)
 
-            let preauthorized = ClientCommandTests.texts(try CLI.run(base + ["preauthorize", "REF30", "Live"]))
+            let preauthorized = ClientCommandTests.texts(try await CLI.running(base + ["preauthorize", "REF30", "Live"]))
             #expect(preauthorized.contains(#"Live: not authorized: Your subscription package does not include the "Live" channel"#))
-            let authorized = try CLI.run(base + ["authorize", "REF30", "--verify-cert", certificate.path])
+            let authorized = try await CLI.running(base + ["authorize", "REF30", "--verify-cert", certificate.path])
             #expect(authorized.status == 0, "\(authorized.stdout.suffix(600))")
             #expect(ClientCommandTests.texts(authorized).contains("MediaTokenVerifier(resourceID: REF30): VALID_TOKEN"))
-            let metadata = try CLI.run(base + ["metadata", "zip"])
+            let metadata = try await CLI.running(base + ["metadata", "zip"])
             #expect(ClientCommandTests.texts(metadata).contains(#"setMetadataStatus(["10001"], encrypted: false, userMeta)"#))
-            #expect(try CLI.run(base + ["logout"]).status == 0)
-            #expect(try CLI.run(base + ["status"]).status == 1)
+            #expect(try await CLI.running(base + ["logout"]).status == 0)
+            #expect(try await CLI.running(base + ["status"]).status == 1)
             // One registration and one token for the whole session; the throttled configuration was asked again.
             #expect(double.sent("/o/client/register").count == 1)
             #expect(double.sent("/o/client/token").count == 1)
