@@ -5,6 +5,7 @@ import OpenAPIURLSession
 import Testing
 import TVECrypto
 import TVEPassAPIv2
+import TVETestSupport
 @testable import TVEServiceProvider
 
 /// Every route answers bad input with Adobe's code in Adobe's error shape: never a crash, never a 500.
@@ -116,6 +117,25 @@ struct V2InputTests {
             Self.expectError(try await tv.raw("POST", "tvekit-sandbox/sessions", form: hugeForm), 413, "invalid_parameter_mvpd")
             let manyFields = Array(repeating: ("x", "1"), count: 300)
             Self.expectError(try await tv.raw("POST", "tvekit-sandbox/sessions", form: manyFields), 400, "invalid_parameter_mvpd")
+        }
+    }
+
+    @Test(
+        "formFieldFloodWithoutFormContentType: 8,000 repeated form keys with no Content-Type, */*, application/* or text/plain are refused before decoding (the runtime's quadratic merge never runs)",
+        arguments: [nil, "*/*", "application/*", "text/plain"] as [String?])
+    func formFieldFloodWithoutFormContentType(_ contentType: String?) async throws {
+        try await withSandbox { sandbox in
+            let tv = V2Device(sandbox)
+            let body = Array(repeating: "x=1", count: 8000).joined(separator: "&")
+            var head = "POST /api/v2/tvekit-sandbox/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+            for (name, value) in tv.headers { head += "\(name): \(value)\r\n" }
+            if let contentType { head += "Content-Type: \(contentType)\r\n" }
+            head += "Content-Length: \(body.utf8.count)\r\n\r\n"
+            let connection = try RawConnection(port: try #require(sandbox.http.base.port))
+            connection.send(head + body)
+            let answer = await connection.untilClosed(seconds: 20) ?? ""
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(200))")
+            #expect(answer.contains("a form carries at most \(APICall.maximumFields) fields"), "\(answer.suffix(300))")
         }
     }
 
