@@ -87,6 +87,7 @@ public struct ServiceProvider: Sendable {
     /// must carry the peer's address: the throttle and the attempt limits count per address.
     public func addRoutes<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
         let group = router.group()
+        group.add(middleware: SecurityHeadersMiddleware<Context>())
         group.add(middleware: ClientAddressMiddleware<Context>(trustsForwardedFor: configuration.trustsForwardedFor))
         // The throttle first: a throttled client's body is never read.
         if let throttle {

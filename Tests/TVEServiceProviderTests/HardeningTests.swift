@@ -58,6 +58,27 @@ struct HardeningTests {
         }
     }
 
+    @Test(
+        "clickjackingAndSniffing: every page and every API answer, errors included, forbids framing (X-Frame-Options DENY) and sniffing (nosniff)"
+    )
+    func clickjackingAndSniffing() async throws {
+        try await withSandbox { sandbox in
+            let answers = [
+                try await sandbox.http.send("GET", "activate/tvekit-sandbox"),  // the second screen's page
+                try await sandbox.http.send("GET", "activate/tvekit-sandbox/done"),
+                try await sandbox.http.send("GET", "api/v2/tvekit-sandbox/configuration"),  // 401, an Enhanced Error
+                try await sandbox.http.send("GET", "api/v2/tvekit-sandbox/configuration", headers: ["Authorization": sandbox.bearer]),
+                try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox"),  // 401, v1
+                try await sandbox.http.send("POST", "o/client/token", form: [("client_id", "x"), ("client_secret", "y")]),
+            ]
+            for answer in answers {
+                #expect(answer.header("X-Frame-Options") == "DENY", "\(answer.status) \(answer.text.prefix(80))")
+                #expect(answer.header("X-Content-Type-Options") == "nosniff", "\(answer.status) \(answer.text.prefix(80))")
+            }
+            #expect(answers[0].header("Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
+        }
+    }
+
     @Test("cachedSecrets: registration, access token, registration code, media token and v2 answers are Cache-Control: no-store")
     func cachedSecrets() async throws {
         try await withSandbox { sandbox in
