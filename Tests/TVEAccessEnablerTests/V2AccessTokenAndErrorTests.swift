@@ -42,6 +42,22 @@ struct V2AccessTokenAndErrorTests {
         }
     }
 
+    @Test(
+        "the registration and the access token are kept in the token store: a second launch registers nothing and asks for no token",
+        arguments: AsyncAccessEnabler.ServiceAPI.allCases)
+    func accessTokenIsKeptAcrossLaunches(_ api: AsyncAccessEnabler.ServiceAPI) async throws {
+        try await withLocalProvider { provider in
+            let store = InMemoryTokenStore()
+            let transport = ScriptedTransport()
+            _ = try await provider.enabler(store: store, transport: transport, api: api)
+                .setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
+            _ = try await provider.enabler(store: store, transport: transport, api: api)
+                .setRequestor("tvekit-sandbox", serviceProviders: [provider.url])
+            #expect(transport.sent("/o/client/register").count == 1)
+            #expect(transport.sent("/o/client/token").count == 1)
+        }
+    }
+
     @Test("credentials the service provider no longer knows (its token answer is 401): the client registers again, once, and goes on")
     func forgottenCredentials() async throws {
         try await withLocalProvider { provider in

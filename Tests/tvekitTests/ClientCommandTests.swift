@@ -18,6 +18,27 @@ struct ClientCommandTests {
         return directory
     }
 
+    /// `tvekit client ARGUMENTS login --mvpd MVPD` run beside the test, as a TV waits for its second screen: reads the
+    /// page the login prints, lets `phone` open it, then waits for the login to end. Its exit status, its output, and
+    /// where the phone's browser ended.
+    static func secondScreenLogin(
+        _ arguments: [String], mvpd: String, phone: (URL) async throws -> SandboxBrowser.Outcome
+    ) async throws -> (status: Int32, output: String, ended: SandboxBrowser.Outcome) {
+        let binary = try #require(CLI.binary)
+        let login = try Spawning.launch(binary.path, arguments: arguments + ["login", "--mvpd", mvpd], standardOutput: .piped)
+        let collector = ServeCommandTests.Collector()
+        collector.collect(from: try #require(login.standardOutput))
+        var page: URL?
+        for _ in 0..<100 where page == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            page = collector.text.range(of: #"open (http\S+) "#, options: .regularExpression)
+                .flatMap { URL(string: String(collector.text[$0].dropFirst(5).dropLast())) }
+        }
+        let ended = try await phone(try #require(page, "\(collector.text)"))
+        for _ in 0..<150 where login.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        return (login.terminationStatus, collector.text, ended)
+    }
+
     /// The transcript texts of a `--json` run.
     static func texts(_ outcome: CLI.Outcome) -> [String] {
         let report = (try? JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8))) as? [String: Any]
@@ -46,28 +67,16 @@ struct ClientCommandTests {
         }
         #expect(try await CLI.running(base + ["status"]).status == 1)
 
-        // The login waits for the phone: run it beside the test, read the page it prints.
-        let binary = try #require(CLI.binary)
-        let login = try Spawning.launch(
-            binary.path, arguments: Array(base.dropLast()) + ["login", "--mvpd", "SandboxCable"], standardOutput: .piped)
-        let collector = ServeCommandTests.Collector()
-        collector.collect(from: try #require(login.standardOutput))
-        var page: URL?
-        for _ in 0..<100 where page == nil {
-            try await Task.sleep(for: .milliseconds(100))
-            page = collector.text.range(of: #"open (http\S+) "#, options: .regularExpression)
-                .flatMap { URL(string: String(collector.text[$0].dropFirst(5).dropLast())) }
+        let (status0, output, ended) = try await Self.secondScreenLogin(Array(base.dropLast()), mvpd: "SandboxCable") { phone in
+            try await SandboxBrowser().navigate(to: phone, username: "viewer", password: "sandbox-password")
         }
-        let phone = try #require(page, "\(collector.text)")
-        #expect(collector.text.contains("status(REGCODE: "))
-        let ended = try await SandboxBrowser().navigate(to: phone, username: "viewer", password: "sandbox-password")
+        #expect(output.contains("status(REGCODE: "))
         if api == "v2" {
             // The phone's browser ends on a web page (the provider's done page), not on the app's adobepass:// URL.
             guard case .page(200, let text) = ended, text.contains("You are signed in") else { Issue.record("\(ended)"); return }
         }
-        for _ in 0..<150 where login.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(login.terminationStatus == 0, "\(collector.text)")
-        #expect(collector.text.contains("signed in with SandboxCable"))
+        #expect(status0 == 0, "\(output)")
+        #expect(output.contains("signed in with SandboxCable"))
 
         // status answers from the stored profile: no request at all; --refresh asks.
         let before = try await logged(" /api/")
@@ -153,26 +162,18 @@ struct ClientAgainstAdobeTests {
                 "client", "--sp", url.absoluteString, "--requestor", AdobeServiceDouble.requestor, "--software-statement", statement.path,
                 "--state", directory.appendingPathComponent("state").path, "--json",
             ]
-            let binary = try #require(CLI.binary)
-            let login = try Spawning.launch(
-                binary.path, arguments: Array(base.dropLast()) + ["login", "--mvpd", AdobeServiceDouble.mvpd], standardOutput: .piped)
-            let collector = ServeCommandTests.Collector()
-            collector.collect(from: try #require(login.standardOutput))
-            var page: URL?
-            for _ in 0..<100 where page == nil {
-                try await Task.sleep(for: .milliseconds(100))
-                page = collector.text.range(of: #"open (http\S+) "#, options: .regularExpression)
-                    .flatMap { URL(string: String(collector.text[$0].dropFirst(5).dropLast())) }
+            let (loginStatus, output, ended) = try await ClientCommandTests.secondScreenLogin(
+                Array(base.dropLast()), mvpd: AdobeServiceDouble.mvpd
+            ) { phone in
+                #expect(phone.path.hasPrefix("/api/v2/authenticate/REF30/"))
+                return try await SandboxBrowser().navigate(to: phone)
             }
-            let phone = try #require(page, "\(collector.text)")
-            #expect(phone.path.hasPrefix("/api/v2/authenticate/REF30/"))
-            guard case .page(200, let text) = try await SandboxBrowser().navigate(to: phone), text.contains("You are signed in") else {
+            guard case .page(200, let text) = ended, text.contains("You are signed in") else {
                 Issue.record("the phone's browser did not end on a web page")
                 return
             }
-            for _ in 0..<150 where login.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-            #expect(login.terminationStatus == 0, "\(collector.text)")
-            #expect(collector.text.contains("signed in with Cablevision"))
+            #expect(loginStatus == 0, "\(output)")
+            #expect(output.contains("signed in with Cablevision"))
 
             let before = double.requests.count
             let status = try await CLI.running(base + ["status"])
