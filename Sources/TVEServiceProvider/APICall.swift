@@ -112,7 +112,9 @@ struct APICall: Sendable {
     func requireClient(requestor: String) throws(ServiceProviderError) -> String {
         let authorization = request.headers[.authorization]
         if let authorization, authorization.prefix(7).lowercased() == "bearer " {
-            guard let client = provider.registry.client(forBearer: authorization) else { throw .unauthorizedClient }
+            guard case .granted(let client) = provider.access(bearer: authorization, requestor: requestor) else {
+                throw .unauthorizedClient
+            }
             return "bearer\u{0}" + client
         }
         if let authorization, authorization.contains("signature_method=HMAC-SHA1") {

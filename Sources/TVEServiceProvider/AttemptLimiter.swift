@@ -13,6 +13,7 @@ import TVETokens
 /// - `.deviceState`: device state one client creates (registration codes, v2 sessions, TempPass profiles, platform
 ///   single-sign-on requests): 100 per hour.
 /// - `.login`: logins one code (or one client's tool logins) starts: 5 per 10 minutes.
+/// - `.credential`: wrong client secrets given to `POST /o/client/token` from one address: 20 per 15 minutes.
 ///
 /// The table of counts is bounded. When it is full of live counts, the limiter fails closed: every key is refused
 /// until the window of the newest count ends, rather than let new keys through uncounted.
@@ -21,8 +22,9 @@ public final class AttemptLimiter: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         /// One kind of counted event: `code`, unknown, used or expired codes tried from one address; `password`, wrong
         /// passwords per account; `passwordAddress`, wrong passwords from one address; `deviceState`, device state one
-        /// client creates; `login`, logins one registration code starts (or one client, for logins without a code).
-        case code, password, passwordAddress, deviceState, login
+        /// client creates; `login`, logins one registration code starts (or one client, for logins without a code);
+        /// `credential`, wrong client secrets from one address.
+        case code, password, passwordAddress, deviceState, login, credential
     }
 
     /// How many events of each ``Kind`` a key may count before it is refused, and the window of the guessing limits.
@@ -38,14 +40,18 @@ public final class AttemptLimiter: Sendable {
         /// Logins one registration code (or one client, without a code) may start per 10 minutes (default 5); the 10
         /// minutes are fixed, not ``window``.
         public var login: Int
+        /// Wrong client secrets one address may give the token endpoint per ``window`` (default 20).
+        public var credential: Int
         /// The window of the guessing limits, in milliseconds.
         public var window: Int64
 
         /// Limits with these counts; the defaults are the ones listed on ``AttemptLimiter``. `window` is in milliseconds
-        /// (default 900,000: 15 minutes) and applies to `code`, `password` and `passwordAddress` only.
+        /// (default 900,000: 15 minutes) and applies to `code`, `password`, `passwordAddress` and `credential` only.
         public init(
-            code: Int = 20, password: Int = 5, passwordAddress: Int = 20, deviceState: Int = 100, login: Int = 5, window: Int64 = 900_000
+            code: Int = 20, password: Int = 5, passwordAddress: Int = 20, deviceState: Int = 100, login: Int = 5, credential: Int = 20,
+            window: Int64 = 900_000
         ) {
+            self.credential = credential
             self.code = code
             self.password = password
             self.passwordAddress = passwordAddress
@@ -61,6 +67,7 @@ public final class AttemptLimiter: Sendable {
             case .passwordAddress: passwordAddress
             case .deviceState: deviceState
             case .login: login
+            case .credential: credential
             }
         }
 

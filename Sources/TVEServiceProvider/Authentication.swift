@@ -74,10 +74,11 @@ extension ServiceProvider {
         api(router, .get, "api/v1/logout") { call in
             let requestor = try call.requestor()
             if let url = call.field("redirect_url") {
-                guard requestor.allowedRedirectURLs.contains(url) else {
+                guard requestor.allowsRedirect(to: url) else {
                     throw ServiceProviderError(
                         status: 403, code: "invalid_parameter", message: "Redirect URL not allowed",
-                        details: "redirect_url is not one of the requestor's registered redirect URLs", action: .configuration)
+                        details: "redirect_url is neither a registered redirect URL of the requestor nor a page on its domains",
+                        action: .configuration)
                 }
                 return Response(status: .found, headers: [.location: url, .cacheControl: "no-store"])
             }
@@ -129,10 +130,11 @@ extension ServiceProvider {
         }
         var redirect: String? = nil
         if let url = call.field("redirect_url") {
-            guard requestor.allowedRedirectURLs.contains(url) else {
+            guard requestor.allowsRedirect(to: url) else {
                 throw ServiceProviderError(
                     status: 403, code: "invalid_parameter", message: "Redirect URL not allowed",
-                    details: "redirect_url is not one of the requestor's registered redirect URLs", action: .configuration)
+                    details: "redirect_url is neither a registered redirect URL of the requestor nor a page on its domains",
+                    action: .configuration)
             }
             redirect = url
         }

@@ -11,6 +11,11 @@ import TVEPassAPI
 /// memory, bounded: expired tokens go first, a client holds at most `maximumTokensPerClient` live tokens (a new one
 /// replaces its oldest), clients registered over an hour ago that hold no live token go when the table is full, and one
 /// address registers at most `maximumRegistrationsPerAddress` clients an hour.
+///
+/// An access token is good on the service providers of its client's registered application only (``access(bearer:serviceProvider:applicationServiceProviders:)``):
+/// those whose configuration lists the software statement's `sub` (``ServiceProviderConfiguration/Requestor/applications``),
+/// or, for an application no service provider lists, the first service provider the client calls. Elsewhere the
+/// token is refused as Adobe refuses it: 401 `invalid_access_token_service_provider`.
 public final class ClientRegistry: Sendable {
     /// A client that `POST /o/client/register` registered. Its secret is not public: only the registration answer
     /// carries it.
@@ -38,6 +43,18 @@ public final class ClientRegistry: Sendable {
         var tokensByClient: [String: [String]] = [:]
         var lastTokenSweep: Int64?
         var lastClientSweep: Int64?
+        /// The service provider each client of an application no service provider lists was bound to, at its first call.
+        var boundServiceProviders: [String: String] = [:]
+    }
+
+    /// What an access token may do on one service provider.
+    public enum BearerAccess: Sendable, Hashable {
+        /// The token is live and good on this service provider: the client it belongs to.
+        case granted(clientID: String)
+        /// No `Authorization: Bearer` value, an unknown token or an expired one.
+        case unknownToken
+        /// A live token of a client bound to other service providers.
+        case otherServiceProvider
     }
 
     /// Live access tokens one client holds; a new one beyond them replaces the client's oldest.
@@ -56,6 +73,11 @@ public final class ClientRegistry: Sendable {
     private let registrationsByAddress: Locked<ExpiringTable<Int>>
     let maximumTokens: Int
     let clock: any MediaTokenClock
+    /// Whether `POST /o/client/register` requires `X-Device-Info`, as Adobe's file marks it (off by default: Adobe's
+    /// service and public clients register without it).
+    public let requiresDeviceInfo: Bool
+    /// Counts wrong client secrets per address (``AttemptLimiter/Kind/credential``).
+    let attempts: AttemptLimiter
     private let state = Locked(State())
 
     /// An empty registry that accepts software statements signed by one of `statementKeys`.
@@ -70,11 +92,16 @@ public final class ClientRegistry: Sendable {
     ///   - maximumTokens: The most access tokens kept, all clients together (default 100,000); when they are all live,
     ///     the token endpoint answers 503 `temporarily_unavailable`.
     ///   - clock: The time source of registrations and token expiries.
+    ///   - requiresDeviceInfo: Whether registration requires `X-Device-Info` (default `false`).
+    ///   - attempts: The limiter that counts wrong client secrets per address (default: one of its own).
     public init(
         statementKeys: [RSAPublicKey], accessTokenLifetime: Int64 = 21_600, maximumClients: Int = 10_000,
         maximumRegistrationsPerAddress: Int = 100,
-        maximumTokens: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock()
+        maximumTokens: Int = 100_000, clock: any MediaTokenClock = SystemMediaTokenClock(), requiresDeviceInfo: Bool = false,
+        attempts: AttemptLimiter = AttemptLimiter()
     ) {
+        self.requiresDeviceInfo = requiresDeviceInfo
+        self.attempts = attempts
         self.statementKeys = statementKeys
         self.accessTokenLifetime = accessTokenLifetime
         self.maximumClients = maximumClients
@@ -175,7 +202,35 @@ public final class ClientRegistry: Sendable {
         return (token, now)
     }
 
-    /// The client an `Authorization: Bearer` value belongs to, when the token is known and not expired.
+    /// What an `Authorization: Bearer` value may do on `serviceProvider`.
+    ///
+    /// - Parameters:
+    ///   - header: The `Authorization` header's value.
+    ///   - serviceProvider: The requestor ID the request is for.
+    ///   - applicationServiceProviders: The service providers that list a software statement's `sub`, or nil when none
+    ///     does (the client is then bound to the first service provider it calls).
+    public func access(
+        bearer header: String?, serviceProvider: String, applicationServiceProviders: (String?) -> [String]?
+    ) -> BearerAccess {
+        guard let clientID = client(forBearer: header) else { return .unknownToken }
+        let subject = state.withLock { $0.clients[clientID]?.softwareStatementSubject }
+        if let listed = applicationServiceProviders(subject) {
+            return listed.contains(serviceProvider) ? .granted(clientID: clientID) : .otherServiceProvider
+        }
+        let bound = state.withLock { state -> String in
+            if let bound = state.boundServiceProviders[clientID] { return bound }
+            // Bounded by the client table: a binding goes with its client.
+            if state.boundServiceProviders.count >= maximumClients {
+                state.boundServiceProviders = state.boundServiceProviders.filter { state.clients[$0.key] != nil }
+            }
+            state.boundServiceProviders[clientID] = serviceProvider
+            return serviceProvider
+        }
+        return bound == serviceProvider ? .granted(clientID: clientID) : .otherServiceProvider
+    }
+
+    /// The client an `Authorization: Bearer` value belongs to, when the token is known and not expired, whatever the
+    /// service provider (``access(bearer:serviceProvider:applicationServiceProviders:)`` also checks that).
     public func client(forBearer header: String?) -> String? {
         guard let header, header.prefix(7).lowercased() == "bearer " else { return nil }
         let token = String(header.dropFirst(7))
@@ -202,78 +257,6 @@ public final class ClientRegistry: Sendable {
 
     static func randomToken() -> String {
         Base64URL.encode((try? SecureRandom.bytes(count: 24)) ?? Array(UUID().uuidString.utf8))
-    }
-
-    // MARK: HTTP
-
-    static let deviceInfoHeader = HTTPField.Name("X-Device-Info")
-
-    /// Adds `POST /o/client/register` and `POST /o/client/token`.
-    public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
-        router.post("o/client/register") { request, context -> Response in
-            guard self.allowRegistration(from: ClientAddress.of(context)) else {
-                return ClientRegistrationError(
-                    status: .tooManyRequests, error: "temporarily_unavailable",
-                    description: "too many registrations from this address; try again later"
-                ).response
-            }
-            guard let deviceInfo = Self.deviceInfoHeader, request.headers[deviceInfo] != nil else {
-                return ClientRegistrationError(
-                    status: .badRequest, error: "invalid_request", description: "the X-Device-Info header is required"
-                ).response
-            }
-            guard let body = try? await request.body.collect(upTo: 64 * 1024),
-                let input = PassAPI.decode(PassAPI.ClientRegistrationRequest.self, from: Data(body.readableBytesView))
-            else {
-                return ClientRegistrationError(
-                    status: .badRequest, error: "invalid_request", description: "the body must be JSON {software_statement, redirect_uri?}"
-                ).response
-            }
-            do {
-                let client = try self.register(softwareStatement: input.softwareStatement, redirectURI: input.redirectURI)
-                return Response.json(
-                    .created,
-                    PassAPI.ClientRegistrationResponse(
-                        clientID: client.id, clientSecret: client.secret, clientIDIssuedAt: client.issuedAt,
-                        redirectURIs: client.redirectURIs, grantTypes: ["client_credentials"], scopes: ["api:client:v2"]))
-            } catch let error as ClientRegistrationError {
-                return error.response
-            } catch {
-                return ClientRegistrationError(status: .internalServerError, error: "server_error", description: "unexpected failure")
-                    .response
-            }
-        }
-        router.post("o/client/token") { request, _ -> Response in
-            guard let body = try? await request.body.collect(upTo: 16 * 1024) else {
-                return ClientRegistrationError(status: .badRequest, error: "invalid_request", description: "the body is too large").response
-            }
-            guard
-                let grant = PassAPI.AccessTokenRequest(
-                    formFields: FormCodec.decode(String(decoding: body.readableBytesView, as: UTF8.self)))
-            else {
-                return ClientRegistrationError(
-                    status: .badRequest, error: "invalid_request", description: "client_id, client_secret and grant_type are required"
-                ).response
-            }
-            guard grant.grantType == "client_credentials" else {
-                return ClientRegistrationError(
-                    status: .badRequest, error: "unsupported_grant_type", description: "only client_credentials is supported"
-                ).response
-            }
-            do {
-                let (token, created) = try self.token(clientID: grant.clientID, clientSecret: grant.clientSecret)
-                return Response.json(
-                    .created,
-                    PassAPI.AccessTokenResponse(
-                        id: Self.randomToken(), accessToken: token, createdAt: created,
-                        expiresIn: self.accessTokenLifetime, tokenType: "bearer"))
-            } catch let error as ClientRegistrationError {
-                return error.response
-            } catch {
-                return ClientRegistrationError(status: .internalServerError, error: "server_error", description: "unexpected failure")
-                    .response
-            }
-        }
     }
 }
 

@@ -176,7 +176,7 @@ public struct LocalIdentityProvider: Sendable {
     /// here, so it only returns to `redirectUrl` when a requestor registered that URL (never an open redirect), or
     /// says the viewer is signed out.
     func logoutPage(_ mvpd: ServiceProviderConfiguration.MVPD, redirectURL: String?) -> Response {
-        if let redirectURL, configuration.requestors.contains(where: { $0.allowedRedirectURLs.contains(redirectURL) }) {
+        if let redirectURL, configuration.requestors.contains(where: { $0.allowsRedirect(to: redirectURL) }) {
             return Response(status: .found, headers: [.location: redirectURL, .cacheControl: "no-store"])
         }
         return HTMLPage.page(

@@ -47,6 +47,8 @@ public struct ServiceProvider: Sendable {
     let issuer: MediaTokenIssuer
     let clock: any MediaTokenClock
     let throttle: TokenBucketThrottle?
+    /// The requestors that list each registered application (``ServiceProviderConfiguration/Requestor/applications``).
+    let applicationServiceProviders: [String: [String]]
 
     /// The longest field value accepted (a resource may be an MRSS document).
     static let maximumFieldBytes = 16 * 1024
@@ -72,7 +74,13 @@ public struct ServiceProvider: Sendable {
         self.keys = keys
         self.clock = clock
         attempts = AttemptLimiter(limits: attemptLimits, capacity: stateCapacity)
-        registry = ClientRegistry(statementKeys: keys.softwareStatementKeys, clock: clock)
+        registry = ClientRegistry(
+            statementKeys: keys.softwareStatementKeys, clock: clock, requiresDeviceInfo: configuration.strict, attempts: attempts)
+        var applications: [String: [String]] = [:]
+        for requestor in configuration.requestors {
+            for application in requestor.applications ?? [] { applications[application, default: []].append(requestor.id) }
+        }
+        applicationServiceProviders = applications
         codes = RegistrationCodes(maximumCodes: stateCapacity, clock: clock)
         state = ServiceProviderState(capacity: stateCapacity)
         v2 = V2State(capacity: stateCapacity)
@@ -111,6 +119,12 @@ public struct ServiceProvider: Sendable {
                 PassAPI.ConfigurationResponse(
                     mvpds: (self.configuration.mvpds(for: requestor.id) ?? []).filter { $0.isTempPass != true }.map(\.contractEntry)))
         }
+    }
+
+    /// What the `Authorization: Bearer` value `header` may do on `requestor`'s routes: an access token is good on the
+    /// requestors of its registered application only (``ServiceProviderConfiguration/Requestor/applications``).
+    func access(bearer header: String?, requestor: String) -> ClientRegistry.BearerAccess {
+        registry.access(bearer: header, serviceProvider: requestor) { subject in subject.flatMap { applicationServiceProviders[$0] } }
     }
 
     /// Registers an API handler: errors it throws become the configured error shape.

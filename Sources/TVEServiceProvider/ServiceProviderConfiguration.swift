@@ -102,8 +102,13 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         public var redirectURLs: [String]?
         /// The name the v2 configuration gives (the ID when absent).
         public var name: String?
-        /// The domains a v2 session may name (`domainName`); any domain when absent.
+        /// The domains a v2 session may name (`domainName`), any domain when absent; web pages on them are valid
+        /// redirect URLs (see ``allowsRedirect(to:)``).
         public var domains: [String]?
+        /// The registered applications (the `sub` of their software statements) whose access tokens are good here. An
+        /// application that no requestor lists is bound to the first requestor its client calls; a token used on
+        /// any other requestor is refused with 401 `invalid_access_token_service_provider`.
+        public var applications: [String]?
 
         /// Adobe's SDK redirect URLs.
         public static let defaultRedirectURLs = ["adobepass://ios.app", "adobepass://android.app"]
@@ -114,8 +119,9 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         public init(
             id: String, mvpds: [String], resources: [String]? = nil, encryptedMetadataKeys: [String]? = nil,
             metadataEncryption: String? = nil, clientlessCredentials: [ClientlessCredential]? = nil, redirectURLs: [String]? = nil,
-            name: String? = nil, domains: [String]? = nil
+            name: String? = nil, domains: [String]? = nil, applications: [String]? = nil
         ) {
+            self.applications = applications
             self.id = id
             self.mvpds = mvpds
             self.resources = resources
@@ -169,6 +175,11 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
     /// Throttle by the first `X-Forwarded-For` address instead of the peer's. Only behind a proxy you run: any client
     /// can write the header. Off by default.
     public var trustsForwardedFor: Bool
+    /// Hold REST API v2 callers to Adobe's contract file to the letter, instead of Adobe's service's leniency: client
+    /// registration requires `X-Device-Info`, and the v2 routes the file marks require an `X-Device-Info` with each of
+    /// its six keys. Off by default: without it a partial, unreadable or missing `X-Device-Info` is completed with the
+    /// values the request itself gives, as Adobe's service does (`tvekit serve --strict`).
+    public var strict: Bool
 
     /// A configuration of `requestors` and `mvpds`. The defaults: media tokens of 420,000 ms, authentication and
     /// authorization of 86,400 s, ``defaultSPEntityID`` and its `/sp/saml/SAMLAssertionConsumer` as the ACS URL,
@@ -178,8 +189,9 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         requestors: [Requestor], mvpds: [MVPD], mediaTokenTTL: Int64 = 420_000, authenticationTTL: Int64 = 86_400,
         authorizationTTL: Int64 = 86_400, spEntityID: String = Self.defaultSPEntityID,
         acsURL: String = Self.defaultSPEntityID + "/sp/saml/SAMLAssertionConsumer", enhancedErrors: Bool = false,
-        throttling: Bool = false, maximumPreauthorizeResources: Int = 100, trustsForwardedFor: Bool = false
+        throttling: Bool = false, maximumPreauthorizeResources: Int = 100, trustsForwardedFor: Bool = false, strict: Bool = false
     ) {
+        self.strict = strict
         self.requestors = requestors
         self.mvpds = mvpds
         self.mediaTokenTTL = mediaTokenTTL
@@ -199,7 +211,7 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case requestors, mvpds, mediaTokenTTL, authenticationTTL, authorizationTTL, spEntityID, acsURL, enhancedErrors, throttling
-        case maximumPreauthorizeResources, trustsForwardedFor
+        case maximumPreauthorizeResources, trustsForwardedFor, strict
     }
 
     /// Reads a configuration; every key but `requestors` and `mvpds` is optional and takes its default.
@@ -217,7 +229,8 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
             throttling: try c.decodeIfPresent(Bool.self, forKey: .throttling) ?? false,
             maximumPreauthorizeResources: try c.decodeIfPresent(Int.self, forKey: .maximumPreauthorizeResources)
                 ?? defaults.maximumPreauthorizeResources,
-            trustsForwardedFor: try c.decodeIfPresent(Bool.self, forKey: .trustsForwardedFor) ?? false)
+            trustsForwardedFor: try c.decodeIfPresent(Bool.self, forKey: .trustsForwardedFor) ?? false,
+            strict: try c.decodeIfPresent(Bool.self, forKey: .strict) ?? false)
     }
 
     /// The problems that make this configuration unusable, in words; empty when it is valid.
@@ -267,13 +280,16 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
     }
 
     /// The built-in sandbox: one requestor, four MVPDs: one with a login, one boarded for platform SSO, a TempPass of an
-    /// hour and a promotional TempPass of ten minutes (the TempPasses in REST API v2 only).
+    /// hour and a promotional TempPass of ten minutes (the TempPasses in REST API v2 only). The requestor's domains are
+    /// `adobe.com` (so that Adobe's documented samples, `domainName=adobe.com&redirectUrl=https://adobe.com`, work as
+    /// written) and `tvekit.test`.
     public static let sandbox = ServiceProviderConfiguration(
         requestors: [
             Requestor(
                 id: "tvekit-sandbox", mvpds: ["SandboxCable", "SandboxSSO", "SandboxTempPass", "SandboxPromoPass"],
                 encryptedMetadataKeys: ["zip", "householdID", "userID"],
-                clientlessCredentials: [ClientlessCredential(publicKey: "sandbox-public-key", secret: "sandbox-secret")])
+                clientlessCredentials: [ClientlessCredential(publicKey: "sandbox-public-key", secret: "sandbox-secret")],
+                domains: ["adobe.com", "tvekit.test"])
         ],
         mvpds: [
             MVPD(

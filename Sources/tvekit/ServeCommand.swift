@@ -27,11 +27,13 @@ struct ServeCommand: AsyncParsableCommand {
             IDs). Sandbox logins: viewer / sandbox-password (SandboxCable), sso-viewer / sandbox-password (SandboxSSO).
 
             REST API v2 walk (B=http://127.0.0.1:8080): register with POST $B/o/client/register (JSON \
-            {"software_statement": …}, header X-Device-Info), get a token with POST $B/o/client/token \
-            (client_id, client_secret, grant_type=client_credentials); then, with the headers Authorization: Bearer T, \
-            AP-Device-Identifier: fingerprint <Base64 of a device ID> and X-Device-Info: <Base64 JSON with \
-            primaryHardwareType, model, vendor, osName, osVendor, connectionPort>: POST $B/api/v2/tvekit-sandbox/sessions \
-            with domainName=tvekit.test&redirectUrl=/activate/tvekit-sandbox/done gives a code; open \
+            {"software_statement": …}), get a token with POST $B/o/client/token (client_id, client_secret, \
+            grant_type=client_credentials, in the query string or a form body); then, with the headers Authorization: \
+            Bearer T and AP-Device-Identifier: fingerprint <Base64 of a device ID> (X-Device-Info, Base64 JSON, is \
+            completed from the User-Agent when partial or missing, as Adobe's service does; --strict requires it with \
+            primaryHardwareType, model, vendor, osName, osVendor and connectionPort): POST \
+            $B/api/v2/tvekit-sandbox/sessions with domainName=adobe.com&redirectUrl=https%3A%2F%2Fadobe.com (Adobe's \
+            sample; the sandbox lists adobe.com among its domains) or redirectUrl=/activate/tvekit-sandbox/done gives a code; open \
             $B/activate/tvekit-sandbox in a browser, type the code, pick Sandbox Cable and sign in; \
             GET $B/api/v2/tvekit-sandbox/profiles/code/CODE shows the profile; POST \
             $B/api/v2/tvekit-sandbox/decisions/authorize/SandboxCable with {"resources":["news"]} gives the media token, \
@@ -105,6 +107,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Event-loop threads of the verification service (--verifier-only); one per core by default.")
     var threads: Int?
 
+    @Flag(
+        name: .long,
+        help: "Hold REST API v2 callers to Adobe's contract file to the letter: X-Device-Info required, complete, at registration too.")
+    var strict = false
+
     @Option(name: .long, help: "The address to listen on.")
     var host = "127.0.0.1"
 
@@ -116,6 +123,7 @@ struct ServeCommand: AsyncParsableCommand {
             if certificates.isEmpty { throw ValidationError("give at least one --cert") }
             if requestor.isEmpty { throw ValidationError("give at least one --requestor") }
         }
+        if strict && verifierOnly { throw ValidationError("--strict is an option of the service provider, not of --verifier-only") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
         if replayStore != "memory" && !verifierOnly { throw ValidationError("--replay-store needs --verifier-only") }
         if (bearerSecretFile != nil || bearerSecretEnvironment != nil) && !verifierOnly {
@@ -221,7 +229,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// The local service provider with fresh sandbox keys (the app side's material written out), plus the verification
     /// routes for its own media tokens.
     private func serviceProvider(log: RequestLog) throws -> some Service {
-        let configuration: ServiceProviderConfiguration
+        var configuration: ServiceProviderConfiguration
         if let config {
             do {
                 configuration = try JSONDecoder().decode(
@@ -238,6 +246,7 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             configuration = .sandbox
         }
+        if strict { configuration.strict = true }
         if !["127.0.0.1", "::1", "localhost"].contains(host) {
             Output.progress(
                 "warning: the sandbox's passwords and clientless secrets are public; serving it beyond loopback (\(host)) exposes it")

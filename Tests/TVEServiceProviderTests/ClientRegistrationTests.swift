@@ -61,7 +61,6 @@ struct ClientRegistrationTests {
         // Error paths.
         let other = try SoftwareStatement.issue(subject: "x", issuedAt: 1, signingKey: try RSAPrivateKey(keySizeInBits: 2048)).compact
         let cases: [(String, Data, String, [String: String], Int, String)] = [
-            ("o/client/register", body, "application/json", [:], 400, "invalid_request"),
             ("o/client/register", Data("{".utf8), "application/json", ["X-Device-Info": "x"], 400, "invalid_request"),
             (
                 "o/client/register", try JSONSerialization.data(withJSONObject: ["software_statement": "a.b.c"]), "application/json",

@@ -6,6 +6,7 @@ import Hummingbird
 import Testing
 import TVECrypto
 import TVEPassAPI
+import TVEPassAPIv2
 import TVESandbox
 import TVEServiceProvider
 import TVETokens
@@ -168,15 +169,15 @@ func withSandbox(
 }
 
 /// Registers an app with the software statement of `keys` and returns its `Authorization: Bearer …` value.
-func registerApp(_ url: URL, keys: SandboxKeys, clock: TestClock) async throws -> String {
+func registerApp(_ url: URL, keys: SandboxKeys, clock: TestClock, subject: String = "app") async throws -> String {
     let http = HTTPClient(base: url)
     let statement = try SoftwareStatement.issue(
-        subject: "app", issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
+        subject: subject, issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
     var request = URLRequest(url: url.appendingPathComponent("o/client/register"))
     request.httpMethod = "POST"
     request.httpBody = try JSONSerialization.data(withJSONObject: ["software_statement": statement.compact])
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    request.setValue("e30=", forHTTPHeaderField: "X-Device-Info")
+    request.setValue(V2Device.deviceInfo.header, forHTTPHeaderField: "X-Device-Info")
     let client = (try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: request).0)) as? [String: Any] ?? [:]
     let token = try await http.send(
         "POST", "o/client/token",

@@ -284,11 +284,12 @@ struct AuthenticationFlowTests {
                         ("requestor_id", "tvekit-other"), ("mso_id", "SandboxCable"), ("reg_code", otherCode),
                     ]
                 ).status == 404)
+            // The access token is bound to the requestor it first called: it cannot even ask the other requestor.
             #expect(
                 try await sandbox.http.send(
                     "GET", "api/v1/checkauthn/\(code)", query: [("requestor", "tvekit-other")],
                     headers: ["Authorization": sandbox.bearer]
-                ).status == 404)
+                ).status == 401)
         }
     }
 

@@ -14,7 +14,8 @@ struct V2Caller: Sendable {
     /// The access token's client; nil only for `authenticate` (a browser).
     let clientID: String?
     let device: PassAPIv2.DeviceIdentifier?
-    let deviceInfo: PassAPIv2.DeviceInfo?
+    /// The device information, resolved as Adobe's service does (``V2DeviceInfo``); nil on routes that do not use it.
+    let deviceInfo: V2DeviceInfo?
     let partnerFrameworkStatus: PassAPIv2.PartnerFrameworkStatus?
     let tempPassIdentity: PassAPIv2.TempPassIdentity?
     /// The peer's address, for the attempt limits.

@@ -18,7 +18,8 @@ enum V2Errors {
     static let unknownMVPD = badRequest("invalid_parameter_mvpd", "the MVPD does not serve this service provider", action: .configuration)
     static let unknownCode = badRequest("invalid_parameter_code", "the code is unknown, expired or already used", action: .authentication)
     static let invalidRedirectURL = badRequest(
-        "invalid_parameter_redirect_url", "redirectUrl is not one of the service provider's registered redirect URLs",
+        "invalid_parameter_redirect_url",
+        "redirectUrl is neither a registered redirect URL of the service provider nor a page on its domains",
         action: .configuration)
     static let missingDeviceIdentifier = badRequest(
         "invalid_header_device_identifier", "the AP-Device-Identifier header is required")
@@ -26,6 +27,9 @@ enum V2Errors {
     static let invalidAccessToken = ServiceProviderError(
         status: 401, code: "invalid_access_token_client_application", message: "Unauthorized",
         details: "a valid Authorization: Bearer access token is required", action: .applicationRegistration)
+    static let wrongServiceProvider = ServiceProviderError(
+        status: 401, code: "invalid_access_token_service_provider", message: "Unauthorized",
+        details: "The access token is invalid due to invalid service provider", action: .applicationRegistration)
     static let missingResources = badRequest(
         "invalid_parameter_resources", "the body must be JSON {\"resources\": [...]} with at least one resource")
     static func tooManyResources(_ limit: Int) -> ServiceProviderError {

@@ -48,7 +48,12 @@ struct V2Gate: ServerMiddleware {
             let caller = try self.caller(request, metadata: metadata, operationID: operationID)
             let bounded = try await Self.bounded(
                 body, request: request, limit: Self.maximumBodyBytes(operationID), code: Self.parameterCode(operationID))
-            answer = try await V2Caller.$current.withValue(caller) { try await next(request, bounded, metadata) }
+            // The generated code requires the header Adobe's file marks required: it gets the values the call resolved to.
+            var request = request
+            if let info = caller.deviceInfo, info.source != .header, let name = HTTPField.Name(PassAPIv2.DeviceInfo.headerName) {
+                request.headerFields[name] = info.info.header
+            }
+            answer = try await V2Caller.$current.withValue(caller) { [request] in try await next(request, bounded, metadata) }
         } catch let error as ServiceProviderError {
             answer = Self.answer(error)
         } catch let error as ServerError {
@@ -76,10 +81,11 @@ struct V2Gate: ServerMiddleware {
         }
         var clientID: String?
         if operationID != Self.browserOperation {
-            guard let client = provider.registry.client(forBearer: request.headerFields[.authorization]) else {
-                throw V2Errors.invalidAccessToken
+            switch provider.access(bearer: request.headerFields[.authorization], requestor: requestor.id) {
+            case .granted(let client): clientID = client
+            case .unknownToken: throw V2Errors.invalidAccessToken
+            case .otherServiceProvider: throw V2Errors.wrongServiceProvider
             }
-            clientID = client
         }
         let required = Self.requiredDeviceHeaders.contains(operationID)
         func header<T>(_ name: String, missing: ServiceProviderError?, _ read: (String) throws(PassAPIv2.HeaderError) -> T)
@@ -98,8 +104,13 @@ struct V2Gate: ServerMiddleware {
         let device = try header(
             PassAPIv2.DeviceIdentifier.headerName, missing: required ? V2Errors.missingDeviceIdentifier : nil,
             PassAPIv2.DeviceIdentifier.init(header:))
-        let deviceInfo = try header(
-            PassAPIv2.DeviceInfo.headerName, missing: required ? V2Errors.missingDeviceInfo : nil, PassAPIv2.DeviceInfo.init(header:))
+        // Required where Adobe's file marks it, and then resolved as Adobe's service does (V2DeviceInfo); elsewhere
+        // optional, checked in full when present under the strict switch.
+        let infoHeader = HTTPField.Name(PassAPIv2.DeviceInfo.headerName).flatMap { request.headerFields[$0] }.map(PassAPIv2.headerValue)
+        let strict = provider.configuration.strict
+        let deviceInfo: V2DeviceInfo? =
+            required || (strict && infoHeader != nil)
+            ? try V2DeviceInfo.resolve(header: infoHeader, request: request, strict: strict) : nil
         let status = try header(
             PassAPIv2.PartnerFrameworkStatus.headerName, missing: nil, PassAPIv2.PartnerFrameworkStatus.init(header:))
         let identity = try header(PassAPIv2.TempPassIdentity.headerName, missing: nil, PassAPIv2.TempPassIdentity.init(header:))

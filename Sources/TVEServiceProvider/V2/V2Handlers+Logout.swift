@@ -17,7 +17,7 @@ extension V2Handlers {
     {
         let caller = try V2Caller.get()
         guard let mvpd = configuration.mvpd(input.path.mvpd, for: caller.requestor.id) else { throw V2Errors.unknownMVPD }
-        if let url = input.query.redirectUrl, !caller.requestor.allowedRedirectURLs.contains(url) { throw V2Errors.invalidRedirectURL }
+        if let url = input.query.redirectUrl, !caller.requestor.allowsRedirect(to: url) { throw V2Errors.invalidRedirectURL }
         let removed = state.removeProfile(mvpd.id, for: try caller.deviceKey(), now: now)
         var logout = Components.Schemas.MvpdLogoutResponse(actionName: "complete", actionType: "direct", mvpd: mvpd.id)
         switch removed?.type {

@@ -88,7 +88,7 @@ extension V2Handlers {
         let session = try store(
             V2AuthenticationSession(
                 code: "", requestor: caller.requestor.id, clientID: clientID, deviceID: deviceID,
-                deviceInfo: V2AuthenticationSession.summary(caller.deviceInfo), mvpd: fallbackMVPD, domainName: parameters.domainName,
+                deviceInfo: V2AuthenticationSession.summary(caller.deviceInfo?.info), mvpd: fallbackMVPD, domainName: parameters.domainName,
                 redirectURL: parameters.redirectURL, notBefore: now, notAfter: now + Self.sessionLifetime, profile: nil), now: now)
         var answer = sessionResponse(session)
         answer.reasonType = reason

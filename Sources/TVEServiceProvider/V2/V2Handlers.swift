@@ -49,7 +49,7 @@ struct V2Handlers: APIProtocol {
         }
         var session = V2AuthenticationSession(
             code: "", requestor: caller.requestor.id, clientID: clientID, deviceID: deviceID,
-            deviceInfo: V2AuthenticationSession.summary(caller.deviceInfo), mvpd: parameters.mvpd, domainName: parameters.domainName,
+            deviceInfo: V2AuthenticationSession.summary(caller.deviceInfo?.info), mvpd: parameters.mvpd, domainName: parameters.domainName,
             redirectURL: parameters.redirectURL, notBefore: now, notAfter: now + Self.sessionLifetime, profile: nil)
         session = try store(session, now: now)
         return .ok(.init(body: .json(sessionResponse(session))))
@@ -160,7 +160,7 @@ struct SessionParameters {
                 throw V2Errors.badRequest("invalid_parameter_service_provider", "domainName is not a domain of this service provider")
             }
         }
-        if let redirectURL, !requestor.allowedRedirectURLs.contains(redirectURL),
+        if let redirectURL, !requestor.allowsRedirect(to: redirectURL),
             redirectURL != ServiceProvider.activationDonePath(requestor.id)
         {
             throw V2Errors.invalidRedirectURL
