@@ -5,11 +5,14 @@ extension SandboxKeys {
     /// The files ``writeAppSide(softwareStatement:to:)`` writes: what the app side needs to use the sandbox.
     public static let appSideFiles = [
         "software-statement.jwt", "media-token-public.pem", "metadata-private.pem", "requestor-private.pem",
+        "platform-identity-private.pem", "service-token-private.pem",
     ]
 
     /// Writes the app side's material into a private directory (0700, files 0600), created when missing:
     /// `software-statement.jwt` (register with `POST /o/client/register`), `media-token-public.pem` (verify media
-    /// tokens), `metadata-private.pem` (decrypt user metadata) and `requestor-private.pem` (sign requestor IDs).
+    /// tokens), `metadata-private.pem` (decrypt user metadata), `requestor-private.pem` (sign requestor IDs), and the
+    /// identity services' keys of REST API v2 single sign-on: `platform-identity-private.pem` (signs `Adobe-Subject-Token`s)
+    /// and `service-token-private.pem` (signs `AD-Service-Token`s).
     /// - Parameters:
     ///   - softwareStatement: the software statement to write as `software-statement.jwt`.
     ///   - directory: a new private directory in the temporary folder by default.
@@ -35,6 +38,8 @@ extension SandboxKeys {
                 Data(mediaTokenKey.publicKey.pemRepresentation.utf8),
                 Data(try metadataKey.pkcs8PEMRepresentation),
                 Data(try requestorKey.pkcs8PEMRepresentation),
+                Data(try platformIdentityKey.pkcs8PEMRepresentation),
+                Data(try serviceTokenKey.pkcs8PEMRepresentation),
             ]
             for (name, data) in zip(Self.appSideFiles, contents) {
                 let path = (directory as NSString).appendingPathComponent(name)

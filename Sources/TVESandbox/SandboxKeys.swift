@@ -14,14 +14,20 @@ public struct SandboxKeys: Sendable {
     public let metadataKey: RSAPrivateKey
     /// Signs requestor IDs (legacy SDKs); the service provider accepts its public half.
     public let requestorKey: RSAPrivateKey
+    /// Signs the platform's identity tokens (`Adobe-Subject-Token`); the service provider accepts its public half.
+    public let platformIdentityKey: RSAPrivateKey
+    /// Signs the identity service's service tokens (`AD-Service-Token`); the service provider accepts its public half.
+    public let serviceTokenKey: RSAPrivateKey
 
-    /// Generates five 2048-bit keys.
+    /// Generates seven 2048-bit keys.
     public init() throws {
         softwareStatementKey = try RSAPrivateKey(keySizeInBits: 2048)
         mediaTokenKey = try RSAPrivateKey(keySizeInBits: 2048)
         identityProviderKey = try RSAPrivateKey(keySizeInBits: 2048)
         metadataKey = try RSAPrivateKey(keySizeInBits: 2048)
         requestorKey = try RSAPrivateKey(keySizeInBits: 2048)
+        platformIdentityKey = try RSAPrivateKey(keySizeInBits: 2048)
+        serviceTokenKey = try RSAPrivateKey(keySizeInBits: 2048)
     }
 
     /// The keys the service provider runs with: the media-token and identity-provider signing keys, and the public
@@ -30,6 +36,7 @@ public struct SandboxKeys: Sendable {
         ServiceProviderKeys(
             mediaTokenSigningKey: mediaTokenKey, identityProviderSigningKey: identityProviderKey,
             softwareStatementKeys: [softwareStatementKey.publicKey], metadataEncryptionKey: metadataKey.publicKey,
-            requestorSigningKeys: [requestorKey.publicKey])
+            requestorSigningKeys: [requestorKey.publicKey], platformIdentityKeys: [platformIdentityKey.publicKey],
+            serviceTokenKeys: [serviceTokenKey.publicKey])
     }
 }

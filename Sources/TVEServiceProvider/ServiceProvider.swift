@@ -47,6 +47,8 @@ public struct ServiceProvider: Sendable {
     let issuer: MediaTokenIssuer
     let clock: any MediaTokenClock
     let throttle: TokenBucketThrottle?
+    /// Degraded access, per MVPD: Adobe's operators' switch for an MVPD that is down (REST API v2).
+    public let degradedAccess: DegradedAccess
     /// The requestors that list each registered application (``ServiceProviderConfiguration/Requestor/applications``).
     let applicationServiceProviders: [String: [String]]
 
@@ -88,6 +90,7 @@ public struct ServiceProvider: Sendable {
         identityProvider = LocalIdentityProvider(
             configuration: configuration, signingKey: keys.identityProviderSigningKey, clock: clock, attempts: attempts)
         throttle = configuration.throttling ? TokenBucketThrottle(clock: clock) : nil
+        degradedAccess = DegradedAccess(mvpds: configuration.mvpds.filter { $0.degradedAccess == true }.map(\.id), clock: clock)
     }
 
     /// Adds every route of the service provider and of its identity provider to `router`, on a route group of their

@@ -33,6 +33,8 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         public var tempPassDuration: Int64?
         /// A promotional TempPass: keyed by the viewer's `AP-TempPass-Identity` (required) instead of the device.
         public var promotionalTempPass: Bool?
+        /// Start with degraded access on for this MVPD (REST API v2; see ``DegradedAccess``, which switches it at run time).
+        public var degradedAccess: Bool?
 
         /// The SAML entity ID of this MVPD's identity provider (local).
         public var idpEntityID: String { "urn:tvekit:idp:" + id }
@@ -42,8 +44,9 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
             id: String, displayName: String, logoURL: String? = nil, enablePlatformServices: Bool? = nil,
             boardingStatus: String? = nil, platformMappingId: String? = nil, requiredMetadataFields: [String]? = nil,
             users: [User] = [], deniedResources: [String: String]? = nil, isTempPass: Bool? = nil, tempPassDuration: Int64? = nil,
-            promotionalTempPass: Bool? = nil
+            promotionalTempPass: Bool? = nil, degradedAccess: Bool? = nil
         ) {
+            self.degradedAccess = degradedAccess
             self.id = id
             self.displayName = displayName
             self.logoURL = logoURL

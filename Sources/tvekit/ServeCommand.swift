@@ -23,8 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
             configuration of --config (JSON) or the built-in sandbox, plus the verification service for its own media \
             tokens. Keys are fresh each run; the app side's material goes to --keys-out (a new private directory by \
             default): software-statement.jwt (register with POST /o/client/register), media-token-public.pem (verify \
-            media tokens), metadata-private.pem (decrypt user metadata) and requestor-private.pem (sign requestor \
-            IDs). Sandbox logins: viewer / sandbox-password (SandboxCable), sso-viewer / sandbox-password (SandboxSSO).
+            media tokens), metadata-private.pem (decrypt user metadata), requestor-private.pem (sign requestor \
+            IDs), platform-identity-private.pem and service-token-private.pem (sign the REST API v2 single-sign-on \
+            JWTs of Adobe-Subject-Token and AD-Service-Token: iss, sub, aud "Adobe", iat, exp). Sandbox logins: viewer / sandbox-password (SandboxCable), sso-viewer / sandbox-password (SandboxSSO).
 
             REST API v2 walk (B=http://127.0.0.1:8080): register with POST $B/o/client/register (JSON \
             {"software_statement": …}), get a token with POST $B/o/client/token (client_id, client_secret, \
@@ -112,6 +113,13 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Hold REST API v2 callers to Adobe's contract file to the letter: X-Device-Info required, complete, at registration too.")
     var strict = false
 
+    @Option(
+        name: .long,
+        help:
+            "Start with degraded access on for this MVPD (REST API v2: access granted by Adobe's degradation rule while the MVPD is down). Repeat for several."
+    )
+    var degraded: [String] = []
+
     @Option(name: .long, help: "The address to listen on.")
     var host = "127.0.0.1"
 
@@ -122,6 +130,9 @@ struct ServeCommand: AsyncParsableCommand {
         if verifierOnly {
             if certificates.isEmpty { throw ValidationError("give at least one --cert") }
             if requestor.isEmpty { throw ValidationError("give at least one --requestor") }
+        }
+        if !degraded.isEmpty && verifierOnly {
+            throw ValidationError("--degraded is an option of the service provider, not of --verifier-only")
         }
         if strict && verifierOnly { throw ValidationError("--strict is an option of the service provider, not of --verifier-only") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
@@ -247,6 +258,12 @@ struct ServeCommand: AsyncParsableCommand {
             configuration = .sandbox
         }
         if strict { configuration.strict = true }
+        for mvpd in degraded {
+            guard let index = configuration.mvpds.firstIndex(where: { $0.id == mvpd }) else {
+                throw CLIError(.invalidArgument, "--degraded: no MVPD '\(mvpd)' in the configuration")
+            }
+            configuration.mvpds[index].degradedAccess = true
+        }
         if !["127.0.0.1", "::1", "localhost"].contains(host) {
             Output.progress(
                 "warning: the sandbox's passwords and clientless secrets are public; serving it beyond loopback (\(host)) exposes it")

@@ -20,6 +20,8 @@ struct V2Caller: Sendable {
     let tempPassIdentity: PassAPIv2.TempPassIdentity?
     /// The peer's address, for the attempt limits.
     let address: String
+    /// The single-sign-on identity of `Adobe-Subject-Token` or `AD-Service-Token`, checked.
+    var singleSignOn: V2SingleSignOn? = nil
 
     @TaskLocal static var current: V2Caller?
 

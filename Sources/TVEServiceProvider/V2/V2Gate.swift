@@ -116,7 +116,10 @@ struct V2Gate: ServerMiddleware {
         let identity = try header(PassAPIv2.TempPassIdentity.headerName, missing: nil, PassAPIv2.TempPassIdentity.init(header:))
         return V2Caller(
             requestor: requestor, clientID: clientID, device: device, deviceInfo: deviceInfo, partnerFrameworkStatus: status,
-            tempPassIdentity: identity, address: ClientAddress.current ?? "unknown")
+            tempPassIdentity: identity, address: ClientAddress.current ?? "unknown",
+            singleSignOn: try clientID.flatMap { client throws(ServiceProviderError) in
+                try V2SingleSignOn.of(request, provider: provider, clientID: client, device: device)
+            })
     }
 
     /// The code of a request this operation cannot use.

@@ -67,7 +67,7 @@ extension ServiceProvider {
             return .success(session)
         }.get()
         let key = V2State.deviceKey(requestor: session.requestor, clientID: session.clientID, deviceID: session.deviceID)
-        guard v2.store(profile, for: key, now: now) else { throw .busy }
+        try storeV2Profile(profile, deviceKey: key, singleSignOnKey: session.singleSignOnKey, now: now)
         if let redirect = session.redirectURL {
             return Response(status: .found, headers: [.location: redirect, .cacheControl: "no-store"])
         }

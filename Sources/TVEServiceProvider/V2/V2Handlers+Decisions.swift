@@ -42,13 +42,15 @@ extension V2Handlers {
             throw V2Errors.badRequest("invalid_parameter_resources", "a resource is empty, over 16 KiB or has control characters")
         }
         let now = self.now
-        let profile = state.liveProfiles(try caller.deviceKey(), now: now)[mvpd.id]
+        let profile = try callerProfiles(caller, now: now)[mvpd.id]
+        // Under degraded access the degradation rule decides, not the MVPD (which is down).
+        let degraded = provider.degradedAccess.isOn(for: mvpd.id)
         let decisionTTL = configuration.authorizationTTL * 1000
         return .init(
             decisions: resources.map { resource in
                 var decision = Components.Schemas.DecisionResponse(
                     authorized: false, mvpd: mvpd.id, resource: resource, serviceProvider: caller.requestor.id,
-                    source: mvpd.isTempPass == true ? "temppass" : "mvpd")
+                    source: degraded ? "degradation" : mvpd.isTempPass == true ? "temppass" : "mvpd")
                 guard let profile else {
                     let expired = mvpd.isTempPass == true && tempPassRanOut(mvpd, caller: caller, now: now)
                     decision.error = V2Errors.information(expired ? V2Errors.tempPassExpired : V2Errors.profileMissing)
@@ -57,7 +59,9 @@ extension V2Handlers {
                 let session = AuthenticationSession(
                     mvpd: profile.mvpd, userID: profile.userID, sessionGUID: profile.sessionGUID, platformSSO: profile.type == "appleSSO",
                     created: profile.notBefore, temporary: profile.type == "temporary")
-                if let denial = provider.decide(caller.requestor, session, resource) {
+                if let denial = provider.decide(caller.requestor, session, resource),
+                    !degraded || denial.code == ServiceProviderError.unknownResource.code
+                {
                     decision.error = V2Errors.information(V2Errors.decision(denial, preauthorization: preauthorization))
                     return decision
                 }
@@ -124,6 +128,9 @@ extension V2Handlers {
                 sessionId: UUID().uuidString.lowercased())
         }
         if state.liveProfiles(key, now: now)[mvpd.id] != nil { return answer(mvpd.isTempPass == true ? "temporary" : "authenticated") }
+        if let profile = try callerProfiles(caller, now: now)[mvpd.id] {
+            return answer(profile.type == "degraded" ? "degraded" : "authenticatedSSO")
+        }
         guard mvpd.isTempPass == true else { return nil }
         let passKey = try tempPassKey(mvpd, caller: caller)
         let duration = mvpd.tempPassMilliseconds

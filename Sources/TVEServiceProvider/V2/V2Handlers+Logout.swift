@@ -18,7 +18,10 @@ extension V2Handlers {
         let caller = try V2Caller.get()
         guard let mvpd = configuration.mvpd(input.path.mvpd, for: caller.requestor.id) else { throw V2Errors.unknownMVPD }
         if let url = input.query.redirectUrl, !caller.requestor.allowsRedirect(to: url) { throw V2Errors.invalidRedirectURL }
-        let removed = state.removeProfile(mvpd.id, for: try caller.deviceKey(), now: now)
+        // The device's profile, and the one its single-sign-on identity holds: a logout ends single sign-on too.
+        let own = state.removeProfile(mvpd.id, for: try caller.deviceKey(), now: now)
+        let shared = caller.singleSignOn.flatMap { state.removeProfile(mvpd.id, for: $0.key, now: now) }
+        let removed = own ?? shared
         var logout = Components.Schemas.MvpdLogoutResponse(actionName: "complete", actionType: "direct", mvpd: mvpd.id)
         switch removed?.type {
         case nil:

@@ -11,7 +11,7 @@ import TVETokens
 extension V2Handlers {
     func getProfilesUsingGET1(_ input: Operations.GetProfilesUsingGET1.Input) async throws -> Operations.GetProfilesUsingGET1.Output {
         let caller = try V2Caller.get()
-        let profiles = state.liveProfiles(try caller.deviceKey(), now: now)
+        let profiles = try callerProfiles(caller, now: now)
         return .ok(.init(body: .json(try profilesResponse(profiles.values, requestor: caller.requestor))))
     }
 
@@ -20,7 +20,7 @@ extension V2Handlers {
     {
         let caller = try V2Caller.get()
         guard configuration.mvpd(input.path.mvpd, for: caller.requestor.id) != nil else { throw V2Errors.unknownMVPD }
-        let profile = state.liveProfiles(try caller.deviceKey(), now: now)[input.path.mvpd]
+        let profile = try callerProfiles(caller, now: now)[input.path.mvpd]
         return .ok(.init(body: .json(try profilesResponse(profile.map { [$0] } ?? [], requestor: caller.requestor))))
     }
 

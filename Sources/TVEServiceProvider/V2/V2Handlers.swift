@@ -50,7 +50,8 @@ struct V2Handlers: APIProtocol {
         var session = V2AuthenticationSession(
             code: "", requestor: caller.requestor.id, clientID: clientID, deviceID: deviceID,
             deviceInfo: V2AuthenticationSession.summary(caller.deviceInfo?.info), mvpd: parameters.mvpd, domainName: parameters.domainName,
-            redirectURL: parameters.redirectURL, notBefore: now, notAfter: now + Self.sessionLifetime, profile: nil)
+            redirectURL: parameters.redirectURL, notBefore: now, notAfter: now + Self.sessionLifetime, profile: nil,
+            singleSignOnKey: caller.singleSignOn?.key)
         session = try store(session, now: now)
         return .ok(.init(body: .json(sessionResponse(session))))
     }
@@ -117,7 +118,7 @@ struct V2Handlers: APIProtocol {
             let fresh = V2AuthenticationSession(
                 code: code, requestor: session.requestor, clientID: session.clientID, deviceID: session.deviceID,
                 deviceInfo: session.deviceInfo, mvpd: session.mvpd, domainName: session.domainName, redirectURL: session.redirectURL,
-                notBefore: session.notBefore, notAfter: session.notAfter, profile: nil)
+                notBefore: session.notBefore, notAfter: session.notAfter, profile: nil, singleSignOnKey: session.singleSignOnKey)
             let outcome = state.sessions.withLock { table -> Bool? in
                 if case .missing = table.lookup(code, now: now) { return table.insert(code, fresh, expires: fresh.notAfter, now: now) }
                 return nil

@@ -22,6 +22,9 @@ struct V2AuthenticationSession: Sendable {
     let notAfter: Int64
     /// A browser login completed with this code.
     var profile: V2Profile?
+    /// The single-sign-on identity the session was created with (``V2SingleSignOn/key``): its login's profile is kept
+    /// for that identity too.
+    var singleSignOnKey: String? = nil
 
     /// The few keys of the device information a session keeps (each at most 64 bytes): not the whole header.
     static func summary(_ info: PassAPIv2.DeviceInfo?) -> [String: String] {
@@ -39,6 +42,12 @@ struct V2AuthenticationSession: Sendable {
 
 /// A device's authenticated profile with one MVPD.
 struct V2Profile: Sendable {
+    /// This profile as another app sees it: the same login, with another type (`platformSSO`, `serviceTokenSSO`).
+    func typed(_ type: String) -> V2Profile {
+        V2Profile(
+            mvpd: mvpd, userID: userID, sessionGUID: sessionGUID, notBefore: notBefore, notAfter: notAfter, type: type, issuer: issuer)
+    }
+
     let mvpd: String
     /// The NameID the IdP asserted (or the TempPass identity).
     let userID: String
@@ -46,7 +55,7 @@ struct V2Profile: Sendable {
     let sessionGUID: String
     let notBefore: Int64
     let notAfter: Int64
-    /// `regular`, `temporary` or `appleSSO`.
+    /// `regular`, `temporary`, `appleSSO`, `platformSSO`, `serviceTokenSSO` or `degraded`.
     let type: String
     /// The IdP's entity ID, `Apple`, or `TempPass`.
     let issuer: String
@@ -61,8 +70,11 @@ final class V2State: Sendable {
     let profiles: Locked<ExpiringTable<[String: V2Profile]>>
     /// When a TempPass was first used, by requestor, MVPD and device (or promotional identity).
     let tempPasses: Locked<ExpiringTable<Int64>>
+    /// The client and device each single-sign-on token was first presented by, by the token's SHA-256, until it expires.
+    let singleSignOnTokens: Locked<ExpiringTable<String>>
 
     init(capacity: Int) {
+        singleSignOnTokens = Locked(.init(capacity: capacity))
         sessions = Locked(.init(capacity: capacity))
         profiles = Locked(.init(capacity: capacity))
         tempPasses = Locked(.init(capacity: capacity))

@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTypes
+import TVECrypto
+import TVEPassAPIv2
+import TVETokens
+
+/// A REST API v2 single-sign-on identity: the `sub` of a checked `Adobe-Subject-Token` (platform identity) or
+/// `AD-Service-Token` (service token). Profiles made by a login that carried it are kept for the identity as well as
+/// for the device, and every app of this service provider that sends the same identity shares them: the other apps'
+/// `POST sessions` answer `authorize` with `reasonType: authenticatedSSO`, and their profiles show as `platformSSO` or
+/// `serviceTokenSSO`.
+///
+/// **Choice** (Adobe documents the JWT's claims, not its checks): the JWT is checked by
+/// ``SingleSignOnToken/check(publicKeys:now:maximumLifetime:)`` under the service provider's keys of that method,
+/// with a lifetime of at most 24 hours; a token is bound to the first client and device that present it, until it
+/// expires, so that a token copied to another device is refused as replayed; a bad token is a 400 with the code
+/// `invalid_header_subject_token` or `invalid_header_service_token` (Adobe's list of codes has none for these
+/// headers), never silently ignored. Sending both headers is refused.
+struct V2SingleSignOn: Sendable, Hashable {
+    enum Method: String, Sendable, CaseIterable {
+        case platformIdentity, serviceToken
+
+        var header: String { self == .platformIdentity ? "Adobe-Subject-Token" : "AD-Service-Token" }
+        var profileType: String { self == .platformIdentity ? "platformSSO" : "serviceTokenSSO" }
+        var code: String { self == .platformIdentity ? "invalid_header_subject_token" : "invalid_header_service_token" }
+        func keys(_ keys: ServiceProviderKeys) -> [RSAPublicKey] {
+            self == .platformIdentity ? keys.platformIdentityKeys : keys.serviceTokenKeys
+        }
+    }
+
+    let method: Method
+    /// The key of the identity's profiles: the method, issuer and subject, hashed (never the subject in clear).
+    let key: String
+
+    /// The longest lifetime (`exp - iat`) accepted: 24 hours.
+    static let maximumLifetime: Int64 = 86_400
+
+    /// The identity of a request's single-sign-on header, checked; nil when it carries none.
+    static func of(
+        _ request: HTTPRequest, provider: ServiceProvider, clientID: String?, device: PassAPIv2.DeviceIdentifier?
+    ) throws(ServiceProviderError) -> V2SingleSignOn? {
+        let present = Method.allCases.compactMap { method in
+            HTTPField.Name(method.header).flatMap { request.headerFields[$0] }.map { (method, PassAPIv2.headerValue($0)) }
+        }
+        guard let (method, value) = present.first else { return nil }
+        guard present.count == 1 else {
+            throw V2Errors.badRequest(method.code, "send one single-sign-on header, Adobe-Subject-Token or AD-Service-Token, not both")
+        }
+        func refuse(_ reason: String) -> ServiceProviderError { V2Errors.badRequest(method.code, "\(method.header): \(reason)") }
+        guard value.utf8.count <= PassAPIv2.maximumHeaderBytes else { throw refuse("the token is over the header limit") }
+        let now = provider.clock.nowMilliseconds
+        let token: SingleSignOnToken
+        do {
+            token = try SingleSignOnToken(compact: value)
+            try token.check(publicKeys: method.keys(provider.keys), now: now / 1000, maximumLifetime: maximumLifetime)
+        } catch let error as MediaTokenError {
+            throw refuse(error.reason)
+        } catch {
+            throw refuse("the token cannot be read")
+        }
+        guard let issuer = token.issuer, let subject = token.subject, let expires = token.jwt.expiresAt else {
+            throw refuse("the token lacks iss, sub or exp")
+        }
+        // Bound to the first client and device that present it, until it expires.
+        let holder = (clientID ?? "") + "\u{0}" + (device?.fingerprint ?? "")
+        let tokenKey = hex(value)
+        let bound = provider.v2.singleSignOnTokens.withLock { table -> String? in
+            if case .live(let first, _) = table.lookup(tokenKey, now: now) { return first }
+            return table.insert(tokenKey, holder, expires: expires * 1000, now: now) ? holder : nil
+        }
+        guard let bound else { throw ServiceProviderError.busy }
+        guard bound == holder else { throw refuse("the token was presented by another device first (replayed)") }
+        return V2SingleSignOn(method: method, key: "sso\u{0}" + method.rawValue + "\u{0}" + hex(issuer + "\u{0}" + subject))
+    }
+
+    static func hex(_ text: String) -> String {
+        ((try? HashFunction.sha256.hash(Array(text.utf8))) ?? Array(text.utf8.prefix(64))).map { String(format: "%02x", $0) }.joined()
+    }
+}
