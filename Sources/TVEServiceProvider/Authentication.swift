@@ -10,7 +10,17 @@ extension ServiceProvider {
     /// How long a browser login or a platform-SSO profile request may take.
     static let loginLifetime: Int64 = 600_000
 
-    func addAuthenticationRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+    func authenticationRoutes<Context: RequestContext>(context: Context.Type = Context.self) -> RouteCollection<Context> {
+        let router = RouteCollection(context: Context.self)
+        // The MVPD list a login picks from.
+        api(router, .get, "api/v1/config/:requestor") { call in
+            let requestor = try call.pathRequestor()
+            try call.requireClient(requestor: requestor.id)
+            return Response.json(
+                .ok,
+                PassAPI.ConfigurationResponse(
+                    mvpds: (self.configuration.mvpds(for: requestor.id) ?? []).filter { $0.isTempPass != true }.map(\.contractEntry)))
+        }
         // The browser starts here (no client credential: it is a page, possibly on a second screen).
         api(router, .get, "api/v1/authenticate") { call in try self.authenticate(call) }
         router.post("sp/saml/SAMLAssertionConsumer") { request, _ -> Response in
@@ -90,6 +100,7 @@ extension ServiceProvider {
             self.state.logout(requestor: requestor.id, client: client, deviceID: try call.deviceID())
             return Response(status: .noContent)
         }
+        return router
     }
 
     func session(_ requestor: String, _ client: String, _ deviceID: String) -> ExpiringTable<AuthenticationSession>.Lookup {

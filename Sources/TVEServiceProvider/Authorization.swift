@@ -7,7 +7,8 @@ import TVEMetadata
 import TVETokens
 
 extension ServiceProvider {
-    func addAuthorizationRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+    func authorizationRoutes<Context: RequestContext>(context: Context.Type = Context.self) -> RouteCollection<Context> {
+        let router = RouteCollection(context: Context.self)
         api(router, .get, "api/v1/authorize") { call in
             let requestor = try call.requestor()
             let client = try call.requireClient(requestor: requestor.id)
@@ -83,6 +84,7 @@ extension ServiceProvider {
             let (requestor, _, session) = try self.authenticatedDevice(call, missing: .authenticationMissing)
             return try self.userMetadata(requestor, session)
         }
+        return router
     }
 
     /// The requestor, device and live authentication a call is about, after the client check.

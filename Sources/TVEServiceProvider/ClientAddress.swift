@@ -7,9 +7,10 @@ import NIOCore
 #endif
 
 /// The address the throttle and the attempt limits count by, computed once per request by
-/// ``ClientAddressMiddleware``: the first `X-Forwarded-For` address when the service provider trusts that header
-/// (behind a proxy it runs), else the peer's; an IPv6 address counts by its /64 (one host can hold a whole /64).
+/// ``ClientAddressMiddleware`` into the request context (``ClientAddressRequestContext/clientAddress``).
 enum ClientAddress {
+    /// The address of the request being handled by REST API v2's generated code, which sees no request context: the
+    /// v2 route group copies the context's address here for the gate (``V2Gate``).
     @TaskLocal static var current: String?
 
     /// The key of an address text: IPv4 as it is, IPv6 by its first 64 bits, anything else cut to 64 characters.
@@ -23,24 +24,38 @@ enum ClientAddress {
         return String(text.prefix(64))
     }
 
-    /// The address of a request: the middleware's, or the peer's when the route runs outside the provider's group.
+    /// Whether `text` is an IPv4 or IPv6 address.
+    static func isAddress(_ text: String) -> Bool {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        return inet_pton(AF_INET, text, &bytes) == 1 || inet_pton(AF_INET6, text, &bytes) == 1
+    }
+
+    /// The address of a request: the context's, or the peer's when the route runs outside the provider's group.
     static func of(_ context: some RequestContext) -> String {
+        if let address = (context as? any ClientAddressRequestContext)?.clientAddress { return address }
         if let current { return current }
         return ((context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress).map(key) ?? "unknown"
     }
 }
 
-/// Sets ``ClientAddress/current`` for the rest of the request.
-struct ClientAddressMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
+/// Sets ``ClientAddressRequestContext/clientAddress`` for the rest of the request: the first `X-Forwarded-For` address
+/// when the service provider trusts that header from every caller (``ServiceProviderConfiguration/trustsForwardedFor``,
+/// behind a proxy it runs) or when the caller's access token belongs to a server-to-server application (its back end
+/// calls for the device whose address it forwards); else the peer's. A forwarded value that is not an IP address is
+/// not used.
+struct ClientAddressMiddleware<Context: ClientAddressRequestContext>: RouterMiddleware {
     let trustsForwardedFor: Bool
+    /// Whether an `Authorization` value is the access token of a server-to-server application.
+    let isServerToServer: @Sendable (String?) -> Bool
     static var forwardedFor: HTTPField.Name? { HTTPField.Name("X-Forwarded-For") }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let forwarded =
-            trustsForwardedFor
-            ? Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
-            : nil
-        let address = ClientAddress.key(forwarded ?? context.remoteAddress?.ipAddress ?? "unknown")
-        return try await ClientAddress.$current.withValue(address) { try await next(request, context) }
+        let forwarded = Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",").first
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .flatMap { ClientAddress.isAddress($0) ? $0 : nil }
+        let useForwarded = forwarded != nil && (trustsForwardedFor || isServerToServer(request.headers[.authorization]))
+        var context = context
+        context.clientAddress = ClientAddress.key((useForwarded ? forwarded : nil) ?? context.remoteAddress?.ipAddress ?? "unknown")
+        return try await next(request, context)
     }
 }

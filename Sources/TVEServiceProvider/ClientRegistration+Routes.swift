@@ -8,7 +8,7 @@ import TVETokens
 extension ClientRegistry {
     static let deviceInfoHeader = HTTPField.Name("X-Device-Info")
 
-    /// Adds `POST /o/client/register` and `POST /o/client/token`.
+    /// Adds `POST /o/client/register` and `POST /o/client/token` to `router`.
     ///
     /// Registration takes `X-Device-Info` when the app sends it and does without it, as Adobe's service does
     /// (``requiresDeviceInfo`` makes it required, with every key Adobe's file lists). The token request's `client_id`,
@@ -16,6 +16,12 @@ extension ClientRegistry {
     /// body (as Adobe's pages and SDKs send them); a name given in both with different values is refused. Wrong client
     /// secrets count against the caller's address (``AttemptLimiter/Kind/credential``).
     public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+        router.addRoutes(routes(context: Context.self))
+    }
+
+    /// `POST /o/client/register` and `POST /o/client/token`, as one route collection (see ``addRoutes(to:)``).
+    public func routes<Context: RequestContext>(context: Context.Type = Context.self) -> RouteCollection<Context> {
+        let router = RouteCollection(context: Context.self)
         router.post("o/client/register") { request, context -> Response in
             guard self.allowRegistration(from: ClientAddress.of(context)) else {
                 return ClientRegistrationError(
@@ -88,6 +94,7 @@ extension ClientRegistry {
                     .response
             }
         }
+        return router
     }
 
     /// The token request's grant: its fields from the query string and from a form body (read up to 16 KiB, at most

@@ -229,6 +229,13 @@ public final class ClientRegistry: Sendable {
         return bound == serviceProvider ? .granted(clientID: clientID) : .otherServiceProvider
     }
 
+    /// The registered application (its software statement's `sub`) of the client an `Authorization: Bearer` value
+    /// belongs to, when the token is live.
+    func applicationID(forBearer header: String?) -> String? {
+        guard let clientID = client(forBearer: header) else { return nil }
+        return state.withLock { $0.clients[clientID]?.softwareStatementSubject }
+    }
+
     /// The client an `Authorization: Bearer` value belongs to, when the token is known and not expired, whatever the
     /// service provider (``access(bearer:serviceProvider:applicationServiceProviders:)`` also checks that).
     public func client(forBearer header: String?) -> String? {

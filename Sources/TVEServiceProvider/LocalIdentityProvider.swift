@@ -89,7 +89,8 @@ public struct LocalIdentityProvider: Sendable {
         return Base64.encode(try signer.sign(Array(builder.xml().utf8), targets: .root))
     }
 
-    func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+    func routes<Context: RequestContext>(context: Context.Type = Context.self) -> RouteCollection<Context> {
+        let router = RouteCollection(context: Context.self)
         router.get("idp/:mvpd/login") { request, context -> Response in
             let fields = FormCodec.decode(request.uri.query ?? "")
             guard let mvpd = self.mvpd(context.parameters.get("mvpd")),
@@ -170,6 +171,7 @@ public struct LocalIdentityProvider: Sendable {
             }
             return Response.json(.ok, PassAPI.SingleSignOnResponse(samlResponse: response))
         }
+        return router
     }
 
     /// `GET /idp/{mvpd}/logout?redirectUrl=`: the MVPD's sign-out page of a v2 `logout` action. Its session is local

@@ -111,7 +111,8 @@ public final class RegistrationCodes: Sendable {
 }
 
 extension ServiceProvider {
-    func addRegistrationCodeRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+    func registrationCodeRoutes<Context: RequestContext>(context: Context.Type = Context.self) -> RouteCollection<Context> {
+        let router = RouteCollection(context: Context.self)
         api(router, .post, "reggie/v1/:requestor/regcode") { call in
             let requestor = try call.pathRequestor()
             let client = try call.requireClient(requestor: requestor.id)
@@ -152,5 +153,6 @@ extension ServiceProvider {
             }
             return Response(status: .noContent)
         }
+        return router
     }
 }

@@ -94,34 +94,33 @@ public struct ServiceProvider: Sendable {
     }
 
     /// Adds every route of the service provider and of its identity provider to `router`, on a route group of their
-    /// own that carries the throttle when it is configured (the caller's other routes are not throttled). The context
-    /// must carry the peer's address: the throttle and the attempt limits count per address.
-    public func addRoutes<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
+    /// own, one route collection per area: client registration, REST API v1's second screen, authentication and
+    /// authorization (user metadata included), the MVPDs' identity provider pages, REST API v2, and v2's activation
+    /// page. The group's middlewares, outermost first: the security headers, the client's address into the context
+    /// (``ClientAddressRequestContext``), the error shape (``ErrorShapeMiddleware``), the throttle when it is configured
+    /// (a throttled client's body is never read), and the body's size and deadline. The caller's other routes get none
+    /// of them.
+    public func addRoutes<Context: ClientAddressRequestContext>(to router: Router<Context>) {
         let group = router.group()
         group.add(middleware: SecurityHeadersMiddleware<Context>())
-        group.add(middleware: ClientAddressMiddleware<Context>(trustsForwardedFor: configuration.trustsForwardedFor))
-        // The throttle first: a throttled client's body is never read.
+        let registry = self.registry
+        let servers = Set(configuration.serverToServerApplications ?? [])
+        group.add(
+            middleware: ClientAddressMiddleware<Context>(
+                trustsForwardedFor: configuration.trustsForwardedFor,
+                isServerToServer: { servers.isEmpty ? false : registry.applicationID(forBearer: $0).map(servers.contains) ?? false }))
+        group.add(middleware: ErrorShapeMiddleware<Context>(enhanced: configuration.enhancedErrors))
         if let throttle {
-            group.add(
-                middleware: ThrottlingMiddleware<Context>(
-                    throttle: throttle, enhancedErrors: configuration.enhancedErrors))
+            group.add(middleware: ThrottlingMiddleware<Context>(throttle: throttle, enhancedErrors: configuration.enhancedErrors))
         }
         group.add(middleware: BodyReadTimeoutMiddleware<Context>(limit: Self.maximumBodyBytes, timeout: bodyReadTimeout))
-        registry.addRoutes(to: group)
-        addRegistrationCodeRoutes(to: group)
-        addAuthenticationRoutes(to: group)
-        addAuthorizationRoutes(to: group)
-        identityProvider.addRoutes(to: group)
-        addV2Routes(to: group)
-        addActivationRoutes(to: group)
-        api(group, .get, "api/v1/config/:requestor") { call in
-            let requestor = try call.pathRequestor()
-            try call.requireClient(requestor: requestor.id)
-            return Response.json(
-                .ok,
-                PassAPI.ConfigurationResponse(
-                    mvpds: (self.configuration.mvpds(for: requestor.id) ?? []).filter { $0.isTempPass != true }.map(\.contractEntry)))
-        }
+        group.addRoutes(registry.routes(context: Context.self))
+        group.addRoutes(registrationCodeRoutes(context: Context.self))
+        group.addRoutes(authenticationRoutes(context: Context.self))
+        group.addRoutes(authorizationRoutes(context: Context.self))
+        group.addRoutes(identityProvider.routes(context: Context.self))
+        group.addRoutes(v2Routes(context: Context.self))
+        group.addRoutes(activationRoutes(context: Context.self))
     }
 
     /// What the `Authorization: Bearer` value `header` may do on `requestor`'s routes: an access token is good on the
@@ -130,21 +129,15 @@ public struct ServiceProvider: Sendable {
         registry.access(bearer: header, serviceProvider: requestor) { subject in subject.flatMap { applicationServiceProviders[$0] } }
     }
 
-    /// Registers an API handler: errors it throws become the configured error shape.
+    /// Registers an API handler; the ``ServiceProviderError`` it throws answers itself in the group's shape
+    /// (``ErrorShapeMiddleware``).
     func api<Context: RequestContext>(
         _ router: some RouterMethods<Context>, _ method: HTTPRequest.Method, _ path: RouterPath,
         _ handler: @escaping @Sendable (APICall) async throws -> Response
     ) {
         router.on(path, method: method) { request, context -> Response in
-            do {
-                let call = try await APICall(
-                    provider: self, request: request, parameters: context.parameters, address: ClientAddress.of(context))
-                return try await handler(call)
-            } catch let error as ServiceProviderError {
-                return error.response(enhanced: self.configuration.enhancedErrors)
-            } catch {
-                return ServiceProviderError.internalError.response(enhanced: self.configuration.enhancedErrors)
-            }
+            try await handler(
+                try await APICall(provider: self, request: request, parameters: context.parameters, address: ClientAddress.of(context)))
         }
     }
 }

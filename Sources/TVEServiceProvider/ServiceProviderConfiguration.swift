@@ -183,6 +183,11 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
     /// its six keys. Off by default: without it a partial, unreadable or missing `X-Device-Info` is completed with the
     /// values the request itself gives, as Adobe's service does (`tvekit serve --strict`).
     public var strict: Bool
+    /// The registered applications (software statement `sub`s) that are programmers' back ends calling REST API v2 for
+    /// their devices (the server-to-server form): their calls count against the device's address, the first
+    /// `X-Forwarded-For` address, instead of the back end's. Any other caller's `X-Forwarded-For` is ignored (anyone
+    /// can write it) unless ``trustsForwardedFor``.
+    public var serverToServerApplications: [String]?
 
     /// A configuration of `requestors` and `mvpds`. The defaults: media tokens of 420,000 ms, authentication and
     /// authorization of 86,400 s, ``defaultSPEntityID`` and its `/sp/saml/SAMLAssertionConsumer` as the ACS URL,
@@ -192,8 +197,10 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         requestors: [Requestor], mvpds: [MVPD], mediaTokenTTL: Int64 = 420_000, authenticationTTL: Int64 = 86_400,
         authorizationTTL: Int64 = 86_400, spEntityID: String = Self.defaultSPEntityID,
         acsURL: String = Self.defaultSPEntityID + "/sp/saml/SAMLAssertionConsumer", enhancedErrors: Bool = false,
-        throttling: Bool = false, maximumPreauthorizeResources: Int = 100, trustsForwardedFor: Bool = false, strict: Bool = false
+        throttling: Bool = false, maximumPreauthorizeResources: Int = 100, trustsForwardedFor: Bool = false, strict: Bool = false,
+        serverToServerApplications: [String]? = nil
     ) {
+        self.serverToServerApplications = serverToServerApplications
         self.strict = strict
         self.requestors = requestors
         self.mvpds = mvpds
@@ -214,7 +221,7 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case requestors, mvpds, mediaTokenTTL, authenticationTTL, authorizationTTL, spEntityID, acsURL, enhancedErrors, throttling
-        case maximumPreauthorizeResources, trustsForwardedFor, strict
+        case maximumPreauthorizeResources, trustsForwardedFor, strict, serverToServerApplications
     }
 
     /// Reads a configuration; every key but `requestors` and `mvpds` is optional and takes its default.
@@ -233,7 +240,8 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
             maximumPreauthorizeResources: try c.decodeIfPresent(Int.self, forKey: .maximumPreauthorizeResources)
                 ?? defaults.maximumPreauthorizeResources,
             trustsForwardedFor: try c.decodeIfPresent(Bool.self, forKey: .trustsForwardedFor) ?? false,
-            strict: try c.decodeIfPresent(Bool.self, forKey: .strict) ?? false)
+            strict: try c.decodeIfPresent(Bool.self, forKey: .strict) ?? false,
+            serverToServerApplications: try c.decodeIfPresent([String].self, forKey: .serverToServerApplications))
     }
 
     /// The problems that make this configuration unusable, in words; empty when it is valid.

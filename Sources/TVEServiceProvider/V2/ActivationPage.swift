@@ -19,7 +19,8 @@ extension ServiceProvider {
     /// The page a second-screen login may return to: always an allowed `redirectUrl` (it is this server's).
     public static func activationDonePath(_ requestor: String) -> String { "/activate/\(FormCodec.percentEncode(requestor))/done" }
 
-    func addActivationRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+    func activationRoutes<Context: RequestContext>(context: Context.Type = Context.self) -> RouteCollection<Context> {
+        let router = RouteCollection(context: Context.self)
         router.get("activate/:serviceProvider") { request, context -> Response in
             guard let requestor = context.parameters.get("serviceProvider").flatMap({ self.configuration.requestor($0) }) else {
                 return HTMLPage.page(.notFound, title: "Not found", body: "<p>There is no such service.</p>")
@@ -41,6 +42,7 @@ extension ServiceProvider {
         router.get("activate/:serviceProvider/done") { _, _ -> Response in
             HTMLPage.page(.ok, title: "Signed in", body: "<h1>You are signed in</h1>\n<p>Return to your TV: it signs in by itself.</p>")
         }
+        return router
     }
 
     /// The step after a code: pick the provider, or continue to the login.

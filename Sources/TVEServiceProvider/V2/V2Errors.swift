@@ -55,7 +55,7 @@ enum V2Errors {
         switch error.code {
         case "authorization_denied_by_mvpd" where preauthorization:
             return ServiceProviderError(
-                status: error.status, code: "preauthorization_denied_by_mvpd", message: error.message, details: error.details,
+                status: error.httpStatus, code: "preauthorization_denied_by_mvpd", message: error.message, details: error.details,
                 action: error.action)
         case "authorization_denied_by_requestor":
             return badRequest("invalid_parameter_resources", error.details ?? "the service provider does not offer this resource")
@@ -67,7 +67,7 @@ enum V2Errors {
     static func information(_ error: ServiceProviderError) -> Components.Schemas.ErrorInformation {
         Components.Schemas.ErrorInformation(
             action: error.action.rawValue, code: error.code, details: error.details,
-            helpUrl: ServiceProviderError.helpURL, message: error.message, status: Int32(error.status),
+            helpUrl: ServiceProviderError.helpURL, message: error.message, status: Int32(error.httpStatus),
             trace: UUID().uuidString.lowercased())
     }
 }

@@ -116,10 +116,16 @@ struct V2Gate: ServerMiddleware {
         let identity = try header(PassAPIv2.TempPassIdentity.headerName, missing: nil, PassAPIv2.TempPassIdentity.init(header:))
         return V2Caller(
             requestor: requestor, clientID: clientID, device: device, deviceInfo: deviceInfo, partnerFrameworkStatus: status,
-            tempPassIdentity: identity, address: ClientAddress.current ?? "unknown",
+            tempPassIdentity: identity, address: try Self.address(),
             singleSignOn: try clientID.flatMap { client throws(ServiceProviderError) in
                 try V2SingleSignOn.of(request, provider: provider, clientID: client, device: device)
             })
+    }
+
+    /// The client's address, which the v2 route group hands over from the request context (``V2AddressBridge``).
+    static func address() throws(ServiceProviderError) -> String {
+        guard let address = ClientAddress.current else { throw .internalError }
+        return address
     }
 
     /// The code of a request this operation cannot use.
@@ -150,7 +156,7 @@ struct V2Gate: ServerMiddleware {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(V2Errors.information(error))) ?? Data("{}".utf8)
-        var response = HTTPResponse(status: .init(code: error.status))
+        var response = HTTPResponse(status: error.status)
         response.headerFields[.contentType] = "application/json"
         return (response, HTTPBody(body))
     }
