@@ -455,7 +455,8 @@ struct AdobeSampleReplay {
     static func why(_ result: HTTPResult) -> String {
         let json = result.json
         let parts = ["code", "error", "details", "error_description"].compactMap { json[$0] as? String }
-        return parts.isEmpty ? String(result.text.prefix(120)) : "(" + parts.joined(separator: ": ") + ")"
+        let text = result.text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return parts.isEmpty ? String(text.prefix(160)) : "(" + parts.joined(separator: ": ") + ")"
     }
 
     static func send(_ request: URLRequest, session: URLSession) async throws -> HTTPResult {
@@ -472,9 +473,9 @@ struct AdobeSampleReplay {
         var problems: [String] = []
         let body = try? JSONDecoder().decode(SampleJSON.self, from: result.body)
         if result.status != sample.answer.status {
-            problems.append("status: Adobe documents \(sample.answer.status), got \(result.status) \(Self.why(result))")
-            // An error answer has none of the documented body: its code says why, the shape would only repeat it.
-            if result.status >= 400 && sample.answer.status < 400 { return problems }
+            problems.append("HTTP status: Adobe documents \(sample.answer.status), got \(result.status) \(Self.why(result))")
+            // A success where Adobe documents an error, or the other way round: the body's shape would only repeat it.
+            if (result.status >= 400) != (sample.answer.status >= 400) { return problems }
         }
         for (name, matcher) in (sample.answer.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
             let value = result.header(name).map(SampleJSON.string)
@@ -493,7 +494,7 @@ struct AdobeSampleReplay {
                 expected = .string(sample.resourceNames[name] ?? sample.mapped(name))
             }
             if let problem = check(expected, against: Self.values(at: mappedPath, in: body)) {
-                problems.append("\(mappedPath): \(problem)")
+                problems.append("body \(mappedPath): \(problem)")
             }
         }
         return problems
