@@ -23,12 +23,14 @@ public struct Sandbox: Sendable {
     public let clock: any MediaTokenClock
     /// A software statement signed with ``SandboxKeys/softwareStatementKey``: the app's registration.
     public let softwareStatement: String
+    /// The service provider's degraded-access switch (Adobe's operators' switch for an MVPD that is down).
+    public let degradedAccess: DegradedAccess
 
     /// Starts the service provider on a free loopback port, runs `body`, then stops the server gracefully.
     /// - Parameters:
     ///   - configuration: the requestors, MVPDs and decisions the service provider answers with; the built-in
     ///     sandbox configuration by default.
-    ///   - keys: the sandbox's keys; five fresh 2048-bit keys by default (the slow part: share them between runs).
+    ///   - keys: the sandbox's keys; seven fresh 2048-bit keys by default (the slow part: share them between runs).
     ///   - clock: the service provider's clock and the issue time of the software statement.
     ///   - body: what to do with the running sandbox; the server stops when it returns or throws.
     public static func run<T: Sendable>(
@@ -43,7 +45,9 @@ public struct Sandbox: Sendable {
             subject: "tvekit-sandbox-app", issuedAt: clock.nowMilliseconds / 1000, signingKey: keys.softwareStatementKey)
         return try await LocalServer.run(router) { url in
             try await body(
-                Sandbox(url: url, keys: keys, configuration: configuration, clock: clock, softwareStatement: statement.compact))
+                Sandbox(
+                    url: url, keys: keys, configuration: configuration, clock: clock, softwareStatement: statement.compact,
+                    degradedAccess: provider.degradedAccess))
         }
     }
 

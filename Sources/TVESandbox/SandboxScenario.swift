@@ -28,8 +28,23 @@ public struct SandboxScenario: Sendable, Identifiable {
         try await $0.tempPass()
     }
 
+    /// Single sign-on with a service token (REST API v2 only): a phone logs in with the viewer's `AD-Service-Token`; a TV
+    /// that sends its own token for the same viewer is authenticated at once (`serviceTokenSSO`), and its media token
+    /// verifies.
+    public static let serviceTokenSSO = SandboxScenario(id: "service-token-sso", name: "Single sign-on with a service token", needsV2: true)
+    {
+        try await $0.serviceTokenSSO()
+    }
+
+    /// Degraded access (REST API v2 only): while Sandbox Cable is down, Adobe's operators switch degraded access on; the
+    /// app is authenticated without a login and authorized by the degradation rule, even for a resource the MVPD would
+    /// deny; switched off, the degraded authentication is gone.
+    public static let degradedAccess = SandboxScenario(id: "degraded", name: "Degraded access while an MVPD is down", needsV2: true) {
+        try await $0.degradedAccess()
+    }
+
     /// Every scenario, in the order `tvekit demo` plays them.
-    public static let all = [classic, platformSSO, secondScreen, tempPass]
+    public static let all = [classic, platformSSO, secondScreen, tempPass, serviceTokenSSO, degradedAccess]
 
     /// The scenario needs REST API v2 (TempPass is a v2 flow).
     public let needsV2: Bool

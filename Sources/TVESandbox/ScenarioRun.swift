@@ -10,11 +10,15 @@ struct ScenarioRun: Sendable {
     let narrator: ScenarioNarrator
     let api: AsyncAccessEnabler.ServiceAPI
 
-    func make(platform: EntitlementPlatform = .iOS, account: (any TVProviderAccountProvider)? = nil) -> (AccessEnabler, RecordingDelegate) {
+    func make(
+        platform: EntitlementPlatform = .iOS, account: (any TVProviderAccountProvider)? = nil,
+        singleSignOn: (@Sendable () async -> SingleSignOnCredential?)? = nil
+    ) -> (AccessEnabler, RecordingDelegate) {
         let core = sandbox.accessEnabler {
             $0.platform = platform
             $0.tvProviderAccount = account
             $0.api = api
+            $0.singleSignOnCredential = singleSignOn
         }
         let enabler = AccessEnabler(core: core)
         let narrator = self.narrator

@@ -121,7 +121,7 @@ struct V2SingleSignOnTests {
     }
 
     @Test(
-        "replayedSingleSignOnToken: a token is bound to the first device that presents it; another device gets 400",
+        "replayedSingleSignOnToken: a token is bound to the first app registration that presents it; another one gets 400",
         arguments: ["platform", "service"])
     func replayed(method name: String) async throws {
         try await withSandbox { sandbox in
@@ -130,7 +130,13 @@ struct V2SingleSignOnTests {
             let owner = V2Device(sandbox, name: "owner")
             #expect(try await owner.raw("GET", "tvekit-sandbox/profiles", headers: Self.headers(owner, method.header, token)).status == 200)
             #expect(try await owner.raw("GET", "tvekit-sandbox/profiles", headers: Self.headers(owner, method.header, token)).status == 200)
-            let thief = V2Device(sandbox, name: "thief")
+            // The same registration with another device header is the same app; another registration (a copy of the token
+            // in another app or on another device) is refused.
+            let sameApp = V2Device(sandbox, name: "owner-again")
+            #expect(
+                try await sameApp.raw("GET", "tvekit-sandbox/profiles", headers: Self.headers(sameApp, method.header, token)).status == 200)
+            let stolen = try await registerApp(sandbox.http.base, keys: sandbox.keys, clock: sandbox.clock)
+            let thief = V2Device(sandbox, name: "thief", bearer: stolen)
             let replay = try await thief.raw("GET", "tvekit-sandbox/profiles", headers: Self.headers(thief, method.header, token))
             #expect(replay.status == 400 && (replay.json["details"] as? String ?? "").contains("replayed"))
         }

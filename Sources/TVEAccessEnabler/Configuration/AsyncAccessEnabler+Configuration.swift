@@ -33,18 +33,23 @@ extension AsyncAccessEnabler {
         public var tvProviderAccount: (any TVProviderAccountProvider)?
         /// The REST API spoken to the service providers: v2 by default (see ``ServiceAPI``).
         public var api: ServiceAPI
+        /// The app's REST API v2 single-sign-on credential, asked for before each v2 call (nil: none now); none by default.
+        /// REST API v1 has no such single sign-on and never asks.
+        public var singleSignOnCredential: (@Sendable () async -> SingleSignOnCredential?)?
 
         /// A configuration. The defaults: ``URLSessionTransport``, ``InMemoryTokenStore``, the system clock, iOS,
         /// ``AsyncAccessEnabler/defaultRedirectURL``, no metadata decryptor, polling every 2 s for up to 30 minutes,
-        /// `Task.sleep`, no single-sign-on framework and REST API v2.
+        /// `Task.sleep`, no single-sign-on framework, REST API v2 and no REST API v2 single-sign-on credential.
         public init(
             transport: any EntitlementTransport = URLSessionTransport(), tokenStore: any EntitlementTokenStore = InMemoryTokenStore(),
             clock: any MediaTokenClock = SystemMediaTokenClock(), platform: EntitlementPlatform = .iOS,
             redirectURL: String = AsyncAccessEnabler.defaultRedirectURL, metadataDecryptor: MetadataDecryptor? = nil,
             pollingInterval: Duration = .seconds(2), pollingTimeout: Duration = .seconds(1800),
             sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) },
-            tvProviderAccount: (any TVProviderAccountProvider)? = nil, api: ServiceAPI = .v2
+            tvProviderAccount: (any TVProviderAccountProvider)? = nil, api: ServiceAPI = .v2,
+            singleSignOnCredential: (@Sendable () async -> SingleSignOnCredential?)? = nil
         ) {
+            self.singleSignOnCredential = singleSignOnCredential
             self.api = api
             self.tvProviderAccount = tvProviderAccount
             self.transport = transport

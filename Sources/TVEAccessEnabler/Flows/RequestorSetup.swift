@@ -137,7 +137,7 @@ final class RequestorSetup {
             credentials: credentials, serviceProviderURL: url, requestor: requestorID, transport: configuration.transport,
             deviceInfo: options.deviceInfo, platform: configuration.platform, visitorID: options.visitorID,
             metadataDecryptor: configuration.metadataDecryptor, clock: configuration.clock, sleep: configuration.sleep,
-            platformAccount: configuration.tvProviderAccount)
+            platformAccount: configuration.tvProviderAccount, singleSignOnCredential: configuration.singleSignOnCredential)
     }
 
     /// Every provider at once; the MVPDs merged in the order the providers answer.

@@ -50,7 +50,8 @@ actor V2ServiceProviderClient {
         credentials: ClientCredentials, serviceProviderURL: URL, requestor: String, transport: any EntitlementTransport,
         deviceInfo: String? = nil, platform: EntitlementPlatform, visitorID: String? = nil, fixedHeaders: V2DeviceHeaders? = nil,
         metadataDecryptor: MetadataDecryptor? = nil, clock: any MediaTokenClock, sleep: @escaping @Sendable (Duration) async -> Void,
-        platformAccount: (any TVProviderAccountProvider)? = nil
+        platformAccount: (any TVProviderAccountProvider)? = nil,
+        singleSignOnCredential: (@Sendable () async -> SingleSignOnCredential?)? = nil
     ) {
         self.metadataDecryptor = metadataDecryptor
         self.platformAccount = platformAccount
@@ -69,7 +70,7 @@ actor V2ServiceProviderClient {
             serverURL: server, transport: EntitlementClientTransport(transport),
             middlewares: [
                 V2ServiceMiddleware(credentials: credentials, clock: clock, sleep: sleep), PassAPIv2.RawHeaderMiddleware(), extraHeaders,
-            ])
+            ] + (singleSignOnCredential.map { [V2SingleSignOnMiddleware(credential: $0)] } ?? []))
     }
 
     /// The device headers (`AP-Device-Identifier`, `X-Device-Info`).

@@ -12,8 +12,8 @@ import TVETokens
 ///
 /// **Choice** (Adobe documents the JWT's claims, not its checks): the JWT is checked by
 /// ``SingleSignOnToken/check(publicKeys:now:maximumLifetime:)`` under the service provider's keys of that method,
-/// with a lifetime of at most 24 hours; a token is bound to the first client and device that present it, until it
-/// expires, so that a token copied to another device is refused as replayed; a bad token is a 400 with the code
+/// with a lifetime of at most 24 hours; a token is bound to the first client (the app's registration on one device)
+/// that presents it, until it expires, so that a token copied to another app or device is refused as replayed; a bad token is a 400 with the code
 /// `invalid_header_subject_token` or `invalid_header_service_token` (Adobe's list of codes has none for these
 /// headers), never silently ignored. Sending both headers is refused.
 struct V2SingleSignOn: Sendable, Hashable {
@@ -61,15 +61,15 @@ struct V2SingleSignOn: Sendable, Hashable {
         guard let issuer = token.issuer, let subject = token.subject, let expires = token.jwt.expiresAt else {
             throw refuse("the token lacks iss, sub or exp")
         }
-        // Bound to the first client and device that present it, until it expires.
-        let holder = (clientID ?? "") + "\u{0}" + (device?.fingerprint ?? "")
+        // Bound to the first client that presents it (not to the device header, which some calls do not carry), until it expires.
+        let holder = clientID ?? ""
         let tokenKey = hex(value)
         let bound = provider.v2.singleSignOnTokens.withLock { table -> String? in
             if case .live(let first, _) = table.lookup(tokenKey, now: now) { return first }
             return table.insert(tokenKey, holder, expires: expires * 1000, now: now) ? holder : nil
         }
         guard let bound else { throw ServiceProviderError.busy }
-        guard bound == holder else { throw refuse("the token was presented by another device first (replayed)") }
+        guard bound == holder else { throw refuse("the token was presented by another client first (replayed)") }
         return V2SingleSignOn(method: method, key: "sso\u{0}" + method.rawValue + "\u{0}" + hex(issuer + "\u{0}" + subject))
     }
 
