@@ -85,17 +85,22 @@ public struct ServiceProvider: Sendable {
     /// Adds every route of the service provider and of its identity provider to `router`, on a route group of their
     /// own that carries the throttle when it is configured (the caller's other routes are not throttled). The context
     /// must carry the peer's address: the throttle and the attempt limits count per address.
+    ///
+    /// Two middlewares go on the router itself. First the body limits (``bodyReadTimeout``, 1.5 MB), for every route
+    /// added from here on, the caller's included, and for a path that matches no route: a body is read whole, in time,
+    /// before anything else (so add the caller's routes after this call). Last, a method a path does not have is
+    /// answered 405 with `Allow` (Hummingbird's router answers 404), for the routes the router has by then.
     public func addRoutes<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
+        router.add(middleware: BodyReadTimeoutMiddleware<Context>(limit: Self.maximumBodyBytes, timeout: bodyReadTimeout))
         let group = router.group()
         group.add(middleware: SecurityHeadersMiddleware<Context>())
         group.add(middleware: ClientAddressMiddleware<Context>(trustsForwardedFor: configuration.trustsForwardedFor))
-        // The throttle first: a throttled client's body is never read.
+        // A throttled client's request goes no further than its body, read under the limits above.
         if let throttle {
             group.add(
                 middleware: ThrottlingMiddleware<Context>(
                     throttle: throttle, enhancedErrors: configuration.enhancedErrors))
         }
-        group.add(middleware: BodyReadTimeoutMiddleware<Context>(limit: Self.maximumBodyBytes, timeout: bodyReadTimeout))
         registry.addRoutes(to: group)
         addRegistrationCodeRoutes(to: group)
         addAuthenticationRoutes(to: group)
@@ -111,6 +116,7 @@ public struct ServiceProvider: Sendable {
                 PassAPI.ConfigurationResponse(
                     mvpds: (self.configuration.mvpds(for: requestor.id) ?? []).filter { $0.isTempPass != true }.map(\.contractEntry)))
         }
+        router.add(middleware: MethodNotAllowedMiddleware<Context>(routes: router.routes, enhancedErrors: configuration.enhancedErrors))
     }
 
     /// Registers an API handler: errors it throws become the configured error shape.
