@@ -30,9 +30,18 @@ extension PassAPIv2 {
             self.values = values
         }
 
-        /// A canonical form of the identity: its pairs sorted, lower-cased values.
+        /// The canonical form of the identity, which keys a promotional TempPass: each name and value in Unicode
+        /// compatibility form (NFKC: a full-width letter is its ASCII letter), lower-cased, without white space at either
+        /// end and with each run of white space inside as one space; the pairs sorted, each text prefixed with its
+        /// length in bytes (so that no value can pass for a separator). So an email that differs only in case, width or
+        /// white space is the same viewer. Two names that become one keep both values.
         public var key: String {
-            values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.lowercased())" }.joined(separator: "\u{0}")
+            values.map { (Self.canonical($0.key), Self.canonical($0.value)) }.sorted { $0 < $1 }
+                .map { "\($0.0.utf8.count):\($0.0)=\($0.1.utf8.count):\($0.1)" }.joined(separator: ";")
+        }
+
+        static func canonical(_ text: String) -> String {
+            text.precomposedStringWithCompatibilityMapping.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
         }
 
         /// The header value: Base64 of the JSON object, keys sorted.

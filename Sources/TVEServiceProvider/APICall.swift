@@ -162,6 +162,12 @@ extension APICall {
 
     static let tooManyFields = ServiceProviderError.badRequest("invalid_parameter", "a request carries at most \(maximumFields) fields")
 
+    /// The fields of a form (a query or a body), or nil when it holds more than ``maximumFields``: they are counted on
+    /// its bytes before anything is decoded.
+    static func boundedForm(_ text: String) -> [(name: String, value: String)]? {
+        fieldCount(text.utf8) <= maximumFields ? FormCodec.decode(text) : nil
+    }
+
     /// The number of `name=value` pairs a form text holds, counted on its bytes.
     static func fieldCount(_ bytes: some Sequence<UInt8>) -> Int {
         var count = 0

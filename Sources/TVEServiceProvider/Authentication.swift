@@ -25,7 +25,12 @@ extension ServiceProvider {
         api(router, .get, "api/v1/authenticate") { call in try self.authenticate(call) }
         router.post("sp/saml/SAMLAssertionConsumer") { request, _ -> Response in
             let body = try? await request.body.collect(upTo: Self.maximumBodyBytes)
-            return self.consumeAssertion(FormCodec.decode(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? ""))
+            // Counted before anything is decoded, as every form of the provider is (no credential is needed here).
+            guard let fields = APICall.boundedForm(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "") else {
+                return HTMLPage.page(
+                    .badRequest, title: "Sign-in failed", body: "<p>The form carries more than \(APICall.maximumFields) fields.</p>")
+            }
+            return self.consumeAssertion(fields)
         }
         api(router, .get, "api/v1/checkauthn") { call in
             let requestor = try call.requestor()

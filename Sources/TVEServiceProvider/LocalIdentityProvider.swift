@@ -92,7 +92,7 @@ public struct LocalIdentityProvider: Sendable {
     func routes<Context: RequestContext>(context: Context.Type = Context.self) -> RouteCollection<Context> {
         let router = RouteCollection(context: Context.self)
         router.get("idp/:mvpd/login") { request, context -> Response in
-            let fields = FormCodec.decode(request.uri.query ?? "")
+            let fields = APICall.boundedForm(request.uri.query ?? "") ?? []
             guard let mvpd = self.mvpd(context.parameters.get("mvpd")),
                 let requestID = Self.token(fields, "request_id"), let relay = Self.token(fields, "RelayState")
             else {
@@ -102,7 +102,7 @@ public struct LocalIdentityProvider: Sendable {
         }
         router.post("idp/:mvpd/login") { request, context -> Response in
             let body = try? await request.body.collect(upTo: 64 * 1024)
-            let fields = FormCodec.decode(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "")
+            let fields = APICall.boundedForm(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "") ?? []
             guard let mvpd = self.mvpd(context.parameters.get("mvpd")),
                 let requestID = Self.token(fields, "request_id"), let relay = Self.token(fields, "RelayState")
             else {
@@ -141,12 +141,12 @@ public struct LocalIdentityProvider: Sendable {
             guard let mvpd = self.mvpd(context.parameters.get("mvpd")) else {
                 return HTMLPage.page(.badRequest, title: "Bad request", body: "<p>This sign-out link is not valid.</p>")
             }
-            let redirect = FormCodec.decode(request.uri.query ?? "").first { $0.name == "redirectUrl" }?.value
+            let redirect = APICall.boundedForm(request.uri.query ?? "")?.first { $0.name == "redirectUrl" }?.value
             return self.logoutPage(mvpd, redirectURL: redirect)
         }
         router.post("idp/:mvpd/sso") { request, context -> Response in
             let body = try? await request.body.collect(upTo: 64 * 1024)
-            let fields = FormCodec.decode(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "")
+            let fields = APICall.boundedForm(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "") ?? []
             guard let mvpd = self.mvpd(context.parameters.get("mvpd")), let requestID = Self.token(fields, "request_id") else {
                 return ServiceProviderError.badRequest("invalid_parameter", "an MVPD of this IdP and request_id are required").response(
                     enhanced: false)

@@ -13,10 +13,15 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             response = try error.response(from: request, context: context)
         }
+        Self.addHeaders(to: &response)
+        return response
+    }
+
+    /// Adds the two headers to `response`, unless it has its own.
+    static func addHeaders(to response: inout Response) {
         if response.headers[.xContentTypeOptions] == nil { response.headers[.xContentTypeOptions] = "nosniff" }
         if let frameOptions = HTTPField.Name("X-Frame-Options"), response.headers[frameOptions] == nil {
             response.headers[frameOptions] = "DENY"
         }
-        return response
     }
 }

@@ -97,10 +97,15 @@ public struct ServiceProvider: Sendable {
     /// own, one route collection per area: client registration, REST API v1's second screen, authentication and
     /// authorization (user metadata included), the MVPDs' identity provider pages, REST API v2, and v2's activation
     /// page. The group's middlewares, outermost first: the security headers, the client's address into the context
-    /// (``ClientAddressRequestContext``), the error shape (``ErrorShapeMiddleware``), the throttle when it is configured
-    /// (a throttled client's body is never read), and the body's size and deadline. The caller's other routes get none
-    /// of them.
+    /// (``ClientAddressRequestContext``), the error shape (``ErrorShapeMiddleware``), and the throttle when it is
+    /// configured. The caller's other routes get none of them.
+    ///
+    /// Two middlewares go on the router itself. First the body limits (``bodyReadTimeout``, 1.5 MB), for every route
+    /// added from here on, the caller's included, and for a path that matches no route: a body is read whole, in time,
+    /// before anything else (so add the caller's routes after this call). Last, a method a path does not have is
+    /// answered 405 with `Allow` (Hummingbird's router answers 404), for the routes the router has by then.
     public func addRoutes<Context: ClientAddressRequestContext>(to router: Router<Context>) {
+        router.add(middleware: BodyReadTimeoutMiddleware<Context>(limit: Self.maximumBodyBytes, timeout: bodyReadTimeout))
         let group = router.group()
         group.add(middleware: SecurityHeadersMiddleware<Context>())
         let registry = self.registry
@@ -113,7 +118,6 @@ public struct ServiceProvider: Sendable {
         if let throttle {
             group.add(middleware: ThrottlingMiddleware<Context>(throttle: throttle, enhancedErrors: configuration.enhancedErrors))
         }
-        group.add(middleware: BodyReadTimeoutMiddleware<Context>(limit: Self.maximumBodyBytes, timeout: bodyReadTimeout))
         group.addRoutes(registry.routes(context: Context.self))
         group.addRoutes(registrationCodeRoutes(context: Context.self))
         group.addRoutes(authenticationRoutes(context: Context.self))
@@ -121,6 +125,7 @@ public struct ServiceProvider: Sendable {
         group.addRoutes(identityProvider.routes(context: Context.self))
         group.addRoutes(v2Routes(context: Context.self))
         group.addRoutes(activationRoutes(context: Context.self))
+        router.add(middleware: MethodNotAllowedMiddleware<Context>(routes: router.routes, enhancedErrors: configuration.enhancedErrors))
     }
 
     /// What the `Authorization: Bearer` value `header` may do on `requestor`'s routes: an access token is good on the

@@ -16,6 +16,7 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
         let log: RequestLog?
         let bearerSecret: BearerSecret?
         let idleTimeout: TimeAmount
+        let headTimeout: TimeAmount
         let bodyTimeout: TimeAmount
         /// The server's connections and answers in flight (for the graceful stop).
         let tracker: ConnectionTracker
@@ -37,6 +38,11 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
     /// The timer that closes a connection whose body is late: armed only when a read burst ends with the request
     /// incomplete (most requests arrive whole in one read and never need it).
     private var bodyDeadline: Scheduled<Void>?
+    /// The timer that closes a connection whose request head is late: armed at the end of a read that brought bytes of
+    /// a head but not the whole head (no request being read or answered, none ended in that read).
+    private var headDeadline: Scheduled<Void>?
+    /// The read in progress brought a request's end (the decoder may keep the start of the next head, or nothing).
+    private var requestEndedInThisRead = false
     private var started = ContinuousClock.now
     /// When the connection last received bytes (set at the end of each read burst).
     private var lastRead = NIODeadline.now()
@@ -51,6 +57,8 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
+            headDeadline?.cancel()
+            headDeadline = nil
             self.head = head
             body = nil
             tooLarge = false
@@ -89,6 +97,7 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
                 body?.writeBuffer(&chunk)
             }
         case .end:
+            requestEndedInThisRead = true
             headArrived = nil
             bodyDeadline?.cancel()
             bodyDeadline = nil
@@ -114,6 +123,12 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
             let channel = context.channel
             bodyDeadline = context.eventLoop.scheduleTask(deadline: headArrived + settings.bodyTimeout) { channel.close(promise: nil) }
         }
+        // Bytes that brought no head while none is in progress: the start of a head, which must be whole in time.
+        if head == nil, !answering, !requestEndedInThisRead, headDeadline == nil {
+            let channel = context.channel
+            headDeadline = context.eventLoop.scheduleTask(in: settings.headTimeout) { channel.close(promise: nil) }
+        }
+        requestEndedInThisRead = false
         context.fireChannelReadComplete()
     }
 
@@ -179,6 +194,8 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
     func handlerRemoved(context: ChannelHandlerContext) {
         idleCheck?.cancel()
         idleCheck = nil
+        headDeadline?.cancel()
+        headDeadline = nil
     }
 
     /// Closes the connection when nothing was received for the idle timeout and no request is being read or answered;
@@ -203,6 +220,8 @@ final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHand
     func channelInactive(context: ChannelHandlerContext) {
         bodyDeadline?.cancel()
         bodyDeadline = nil
+        headDeadline?.cancel()
+        headDeadline = nil
         idleCheck?.cancel()
         idleCheck = nil
         context.fireChannelInactive()

@@ -21,22 +21,30 @@ import TVEVerification
 /// Limits: a body over `VerificationService/maximumBodyBytes` is answered 413 as soon as the head declares it, and the
 /// connection closes; a body that passes the limit without declaring it (chunked) is dropped from there on, never
 /// buffered, and answered 413 when the request ends (or closed at ``Timeouts/body``); a connection that sends nothing
-/// for ``Timeouts/idle`` is closed; a body not complete within ``Timeouts/body`` of its head closes the connection;
-/// request heads are limited by NIO's parser (80 KiB). Keep-alive follows the request. With a ``BearerSecret``, `POST /verify` and `GET /metrics` need
+/// for ``Timeouts/idle`` is closed; a request head not whole within ``Timeouts/head`` of its first bytes closes the
+/// connection, and so does a body not complete within ``Timeouts/body`` of its head; request heads are limited by NIO's
+/// parser (80 KiB). Keep-alive follows the request. With a ``BearerSecret``, `POST /verify` and `GET /metrics` need
 /// `Authorization: Bearer <secret>` (401 otherwise); `GET /health` stays open.
 public struct VerificationHTTPServer: Service {
     /// How long the server waits for a client, and for open requests when it stops.
     public struct Timeouts: Sendable, Hashable {
         /// A connection with no request in progress and nothing received for this long is closed.
         public var idle: Duration
+        /// A request head not whole this long after its first bytes arrived closes the connection, however steadily
+        /// its bytes come (each byte would keep the idle timeout away). It counts from the end of the first read that
+        /// brings part of the head; when that read also ended the previous request, from the end of the next read.
+        public var head: Duration
         /// A request whose body is not complete this long after its head closes the connection.
         public var body: Duration
         /// On shutdown, connections still open after this long are closed.
         public var shutdown: Duration
 
         /// Timeouts of 10 s each by default.
-        public init(idle: Duration = .seconds(10), body: Duration = .seconds(10), shutdown: Duration = .seconds(10)) {
+        public init(
+            idle: Duration = .seconds(10), head: Duration = .seconds(10), body: Duration = .seconds(10), shutdown: Duration = .seconds(10)
+        ) {
             self.idle = idle
+            self.head = head
             self.body = body
             self.shutdown = shutdown
         }
@@ -65,7 +73,7 @@ public struct VerificationHTTPServer: Service {
     ///   - port: the port to listen on; 0 picks a free one.
     ///   - eventLoopGroup: where connections are served (and where an asynchronous replay store's client should run too);
     ///     NIO's shared group by default. The caller owns it: the server never shuts it down.
-    ///   - timeouts: the idle, body and shutdown timeouts (``Timeouts``).
+    ///   - timeouts: the idle, head, body and shutdown timeouts (``Timeouts``).
     ///   - bearerSecret: when given, `POST /verify` and `GET /metrics` need it as a bearer token.
     ///   - log: one line per request (method, path, status, time; never bodies or credentials).
     ///   - onBound: called with the bound port once the server listens.
@@ -89,7 +97,7 @@ public struct VerificationHTTPServer: Service {
         let connections = ConnectionTracker()
         let settings = VerificationHTTPHandler.Settings(
             service: service, log: log, bearerSecret: bearerSecret, idleTimeout: TimeAmount(timeouts.idle),
-            bodyTimeout: TimeAmount(timeouts.body), tracker: connections)
+            headTimeout: TimeAmount(timeouts.head), bodyTimeout: TimeAmount(timeouts.body), tracker: connections)
         let channel = try await ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

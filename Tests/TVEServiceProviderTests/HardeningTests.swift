@@ -5,6 +5,7 @@ import TVECrypto
 import TVEPassAPI
 import TVEPassAPIv2
 import TVESandbox
+import TVETestSupport
 @testable import TVEServiceProvider
 import TVETokens
 
@@ -335,6 +336,90 @@ struct HardeningTests {
                 "api/v1/authorize", [("resource", "news"), ("device_info", String(repeating: "A", count: 5000))])
             #expect(answer.status == 400)
             #expect(try await sandbox.api("api/v1/checkauthn", [("device_info", "e30=")]).status == 403)
+        }
+    }
+
+    @Test("fieldFloodOnTheAssertionConsumer: a form of more than 256 fields to the SAML assertion consumer is refused before it is decoded")
+    func fieldFloodOnTheAssertionConsumer() async throws {
+        try await withSandbox { sandbox in
+            let flood = try await sandbox.http.send(
+                "POST", "sp/saml/SAMLAssertionConsumer", form: [("RelayState", "r")] + Array(repeating: ("a", "b"), count: 300))
+            #expect(flood.status == 400)
+            #expect(flood.text.contains("more than 256 fields"))
+            // Within the limit, the form is read: this relay state is unknown.
+            let form = try await sandbox.http.send(
+                "POST", "sp/saml/SAMLAssertionConsumer", form: [("RelayState", "r")] + Array(repeating: ("a", "b"), count: 255))
+            #expect(form.status == 400)
+            #expect(form.text.contains("unknown or has expired"))
+        }
+    }
+
+    @Test("unlistedMethod: TRACE or DELETE on a route's path is answered 405 with Allow, in v1 and v2; a path that is no route stays 404")
+    func unlistedMethod() async throws {
+        try await withSandbox { sandbox in
+            let port = try #require(sandbox.http.base.port)
+            func raw(_ target: String) async throws -> (status: String, allow: String?) {
+                let connection = try RawConnection(port: port)
+                connection.send("\(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                let answer = await connection.untilClosed(seconds: 20) ?? ""
+                let lines = answer.components(separatedBy: "\r\n")
+                let allow = lines.first { $0.lowercased().hasPrefix("allow:") }.map { $0.dropFirst(6).trimmingCharacters(in: .whitespaces) }
+                return (String(lines.first?.dropFirst(9).prefix(3) ?? ""), allow)
+            }
+            #expect(try await raw("TRACE /api/v2/tvekit-sandbox/configuration") == ("405", "GET"))
+            #expect(try await raw("DELETE /api/v2/tvekit-sandbox/sessions") == ("405", "POST"))
+            #expect(try await raw("TRACE /api/v1/checkauthn") == ("405", "GET"))
+            #expect(try await raw("POST /api/v1/logout") == ("405", "DELETE, GET"))
+            #expect(try await raw("PUT /reggie/v1/tvekit-sandbox/regcode/ABC123") == ("405", "DELETE, GET"))
+            #expect(try await raw("TRACE /api/v2/tvekit-sandbox/no-such-route") == ("404", nil))
+            #expect(try await raw("GET /no/such/route") == ("404", nil))
+            // A handler's own 404 stays one.
+            let unknownCode = try await sandbox.http.send(
+                "GET", "reggie/v1/tvekit-sandbox/regcode/NOSUCH", headers: ["Authorization": sandbox.bearer])
+            #expect(unknownCode.status == 404)
+            // v2 answers in the enhanced shape, with the security headers of every answer.
+            let enhanced = try await sandbox.http.send("DELETE", "api/v2/tvekit-sandbox/configuration")
+            #expect(enhanced.status == 405)
+            #expect(enhanced.json["code"] as? String == "method_not_allowed")
+            #expect(enhanced.header("X-Content-Type-Options") == "nosniff")
+        }
+    }
+
+    @Test(
+        "tempPassUnderAnotherSpelling: a TempPass used up under one form of the device identifier, or of the promotional identity, is used up under the others"
+    )
+    func tempPassUnderAnotherSpelling() async throws {
+        try await withSandbox { sandbox in
+            // One identifier's bytes (FB EF BE FF) in standard Base64, unpadded, Base64URL, and Base64URL unpadded.
+            let spellings = ["++++/w==", "++++/w", "----_w==", "----_w"]
+            func start(_ fingerprint: String, mvpd: String = "SandboxTempPass", identity: String? = nil) async throws -> HTTPResult {
+                var headers = V2Device(sandbox).headers
+                headers["AP-Device-Identifier"] = "fingerprint " + fingerprint
+                if let identity { headers["AP-TempPass-Identity"] = identity }
+                return try await sandbox.http.send(
+                    "POST", "api/v2/tvekit-sandbox/sessions",
+                    form: [("mvpd", mvpd), ("domainName", "tvekit.test"), ("redirectUrl", "adobepass://ios.app")], headers: headers)
+            }
+            #expect(try await start(spellings[0]).status == 200)
+            sandbox.clock.advance(seconds: 3601)
+            for spelling in spellings {
+                let again = try await start(spelling)
+                #expect(again.status == 403, "\(spelling)")
+                #expect(again.json["code"] as? String == "temporary_access_duration_limit_exceeded", "\(spelling)")
+            }
+            // One alphabet or the other, not both.
+            #expect(try await start("++--/w==").json["code"] as? String == "invalid_header_device_identifier")
+
+            // Promotional TempPass: the same email in another case, width or white space is the same viewer.
+            func identity(_ email: String) -> String { PassAPIv2.TempPassIdentity(values: ["email": email]).header }
+            #expect(try await start(spellings[0], mvpd: "SandboxPromoPass", identity: identity("Viewer@Example.com")).status == 200)
+            sandbox.clock.advance(seconds: 601)
+            for email in ["viewer@example.com", "  VIEWER@example.com\t", "\u{FF56}iewer@example.com"] {
+                let again = try await start(spellings[2], mvpd: "SandboxPromoPass", identity: identity(email))
+                #expect(again.status == 403, "\(email)")
+                #expect(again.json["code"] as? String == "temporary_access_duration_limit_exceeded", "\(email)")
+            }
+            #expect(try await start(spellings[0], mvpd: "SandboxPromoPass", identity: identity("other@example.com")).status == 200)
         }
     }
 }

@@ -174,6 +174,35 @@ struct ServerLifecycleTests {
         }
     }
 
+    @Test("headDrip: a request head sent a byte every 400 ms is closed at the head deadline, though each byte keeps the idle timeout away")
+    func headDrip() async throws {
+        let timeouts = VerificationHTTPServer.Timeouts(idle: .seconds(60), head: .seconds(1), body: .seconds(60))
+        try await withRunningNIOService(try Self.service(), timeouts: timeouts) { url in
+            let port = try #require(url.port)
+            let dripping = try RawConnection(port: port)
+            let head = "POST /verify HTTP/1.1\r\nHost: x\r\nX-Long: " + String(repeating: "a", count: 200)
+            var closed = false
+            // 50 bytes, 20 s and more: room for a loaded machine.
+            for byte in head.prefix(50) where !closed {
+                dripping.send(String(byte))
+                closed = await dripping.closed(afterMilliseconds: 400)
+            }
+            #expect(closed)
+            // Between requests no head is due: a keep-alive connection silent for three head deadlines is still served.
+            let keptAlive = try RawConnection(port: port)
+            keptAlive.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(await keptAlive.closed(afterMilliseconds: 3000) == false)
+            keptAlive.send("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(await keptAlive.untilClosed(seconds: 20)?.hasPrefix("HTTP/1.1 200") == true)
+            // A head split over reads arrives whole in time and is answered.
+            let split = try RawConnection(port: port)
+            split.send("GET /health HT")
+            try await Task.sleep(for: .milliseconds(100))
+            split.send("TP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(await split.untilClosed(seconds: 20)?.hasPrefix("HTTP/1.1 200") == true)
+        }
+    }
+
     @Test("idleTimeoutCountsFromTheLastRead: a keep-alive connection that keeps sending outlives the idle timeout; once silent it closes")
     func idleTimeoutCountsFromTheLastRead() async throws {
         try await withRunningNIOService(try Self.service(), timeouts: .init(idle: .milliseconds(600), body: .seconds(5))) { url in

@@ -25,7 +25,7 @@ extension ServiceProvider {
             guard let requestor = context.parameters.get("serviceProvider").flatMap({ self.configuration.requestor($0) }) else {
                 return HTMLPage.page(.notFound, title: "Not found", body: "<p>There is no such service.</p>")
             }
-            let code = FormCodec.decode(request.uri.query ?? "").first { $0.name == "code" }?.value
+            let code = APICall.boundedForm(request.uri.query ?? "")?.first { $0.name == "code" }?.value
             guard let code else { return self.codeForm(requestor, failed: false) }
             return self.activate(requestor, code: code, mvpd: nil, address: ClientAddress.of(context))
         }
@@ -34,7 +34,7 @@ extension ServiceProvider {
                 return HTMLPage.page(.notFound, title: "Not found", body: "<p>There is no such service.</p>")
             }
             let body = try? await request.body.collect(upTo: 4096)
-            let fields = FormCodec.decode(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "")
+            let fields = APICall.boundedForm(body.map { String(decoding: $0.readableBytesView, as: UTF8.self) } ?? "") ?? []
             let code = fields.first { $0.name == "code" }?.value ?? ""
             let mvpd = fields.first { $0.name == "mvpd" }?.value
             return self.activate(requestor, code: code, mvpd: mvpd, address: ClientAddress.of(context))
