@@ -209,4 +209,16 @@ struct V2LeniencyTests {
         // A requestor with no domains allows its registered URLs only.
         #expect(!ServiceProviderConfiguration.Requestor(id: "r", mvpds: []).allowsRedirect(to: "https://adobe.com"))
     }
+
+    @Test("sessionWithoutBody: Adobe's file marks the sessions body optional, so no body is a session with every parameter missing")
+    func sessionWithoutBody() async throws {
+        try await withSandbox { sandbox in
+            let tv = V2Device(sandbox)
+            let answer = try await tv.raw("POST", "tvekit-sandbox/sessions")
+            #expect(answer.status == 200)
+            #expect(answer.json["actionName"] as? String == "resume")
+            #expect(Set(answer.json["missingParameters"] as? [String] ?? []) == ["mvpd", "domainName", "redirectUrl"])
+            #expect(answer.json["url"] == nil)
+        }
+    }
 }
