@@ -96,18 +96,19 @@ public struct ServiceProvider: Sendable {
     /// Adds every route of the service provider and of its identity provider to `router`, on a route group of their
     /// own, one route collection per area: client registration, REST API v1's second screen, authentication and
     /// authorization (user metadata included), the MVPDs' identity provider pages, REST API v2, and v2's activation
-    /// page. The group's middlewares, outermost first: the security headers, the client's address into the context
+    /// page. The group's middlewares, outermost first: the client's address into the context
     /// (``ClientAddressRequestContext``), the error shape (``ErrorShapeMiddleware``), and the throttle when it is
     /// configured. The caller's other routes get none of them.
     ///
-    /// Two middlewares go on the router itself. First the body limits (``bodyReadTimeout``, 1.5 MB), for every route
-    /// added from here on, the caller's included, and for a path that matches no route: a body is read whole, in time,
-    /// before anything else (so add the caller's routes after this call). Last, a method a path does not have is
-    /// answered 405 with `Allow` (Hummingbird's router answers 404), for the routes the router has by then.
+    /// Three middlewares go on the router itself, for every route added from here on, the caller's included, and for a
+    /// path that matches no route (so add the caller's routes after this call). First the security headers (`nosniff`,
+    /// `X-Frame-Options: DENY`) on every answer, a 404 included; then the body limits (``bodyReadTimeout``, 1.5 MB): a
+    /// body is read whole, in time, before anything else. Last, a method a path does not have is answered 405 with
+    /// `Allow` (Hummingbird's router answers 404), for the routes the router has by then.
     public func addRoutes<Context: ClientAddressRequestContext>(to router: Router<Context>) {
+        router.add(middleware: SecurityHeadersMiddleware<Context>())
         router.add(middleware: BodyReadTimeoutMiddleware<Context>(limit: Self.maximumBodyBytes, timeout: bodyReadTimeout))
         let group = router.group()
-        group.add(middleware: SecurityHeadersMiddleware<Context>())
         let registry = self.registry
         let servers = Set(configuration.serverToServerApplications ?? [])
         group.add(

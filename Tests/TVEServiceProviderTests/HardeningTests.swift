@@ -71,6 +71,8 @@ struct HardeningTests {
                 try await sandbox.http.send("GET", "api/v2/tvekit-sandbox/configuration", headers: ["Authorization": sandbox.bearer]),
                 try await sandbox.http.send("GET", "api/v1/config/tvekit-sandbox"),  // 401, v1
                 try await sandbox.http.send("POST", "o/client/token", form: [("client_id", "x"), ("client_secret", "y")]),
+                try await sandbox.http.send("GET", "no/such/path"),  // the router's own 404
+                try await sandbox.http.send("TRACE", "api/v2/tvekit-sandbox/configuration"),  // 405
             ]
             for answer in answers {
                 #expect(answer.header("X-Frame-Options") == "DENY", "\(answer.status) \(answer.text.prefix(80))")
