@@ -18,7 +18,7 @@ extension PassAPIv2 {
         /// - Throws: ``HeaderError`` with code `invalid_header_device_identifier` when the value is not
         ///   `fingerprint <Base64>` of 1 to ``maximumBytes`` bytes.
         public init(header value: String) throws(HeaderError) {
-            let code = "invalid_header_device_identifier"
+            let code = HeaderError.Code.invalidDeviceIdentifier
             let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
             guard parts.count == 2, parts[0].lowercased() == "fingerprint" else {
                 throw HeaderError(code: code, reason: "\(Self.headerName) must be 'fingerprint <Base64>'")
