@@ -235,8 +235,8 @@ package final class OpenSSLBase64Baseline: @unchecked Sendable {
 }
 
 /// A baseline's set-up failed in OpenSSL: empties this thread's OpenSSL error queue, so that no stale entry reaches
-/// the next TVECrypto call's error, and says what failed.
-private func openSSLSetUpFailure(_ reason: String) -> SpeedError {
+/// the next TVECrypto call's error, and says what failed (and where: the caller's file and line).
+private func openSSLSetUpFailure(_ reason: String, file: String = #fileID, line: UInt = #line) -> SpeedError {
     ERR_clear_error()
-    return SpeedError.setUp(reason: reason)
+    return SpeedError.setUp(reason: reason, file: file, line: line)
 }

@@ -1,8 +1,8 @@
-/// The one error type of `TVEBenchmarkSupport` (the speed engine and the OpenSSL baselines), equal only on its
-/// ``code``.
+/// The one error type of `TVEBenchmarkSupport` (the speed engine and the OpenSSL baselines), in the package's one
+/// error shape (swift-certificates' `CertificateError`): equal only on its ``code``.
 ///
-/// As with the library's errors (`TVECryptoError`, `MediaTokenError`, ...), callers and tests match on the code and
-/// the ``reason`` says what went wrong and where.
+/// As with the library's errors (`TVECryptoError`, `MediaTokenError`, ...), callers and tests match on the code, the
+/// ``reason`` says what went wrong and where, and ``file`` and ``line`` where the error was made.
 package struct SpeedError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable error code. Its ``description`` (for example `openSSLSpeed`) and ``number`` never change meaning.
     package struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -31,24 +31,51 @@ package struct SpeedError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The stable code of this error.
-    package let code: Code
+    /// The stable code of this error; two errors are equal when their codes are.
+    package var code: Code { backing.code }
     /// What went wrong and where.
-    package let reason: String
+    package var reason: String { backing.reason }
+    /// The file (`#fileID`) the error was made in, for diagnosis.
+    package var file: String { backing.file }
+    /// The line the error was made on, for diagnosis.
+    package var line: UInt { backing.line }
 
-    private init(code: Code, reason: String) {
-        self.code = code
-        self.reason = reason
+    private let backing: Backing
+
+    private init(code: Code, reason: String, file: String, line: UInt) {
+        backing = Backing(code: code, reason: reason, file: file, line: line)
     }
 
-    package var description: String { "SpeedError.\(code): \(reason)" }
+    /// `SpeedError.code: reason (file:line)`: for logs and diagnosis. Show users ``reason``.
+    package var description: String { "SpeedError.\(code): \(reason) (\(file):\(line))" }
 
     package static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    // MARK: Factories (one per code)
+    /// The error's storage: one reference, so that the error stays one word wide.
+    private final class Backing: Sendable {
+        let code: Code
+        let reason: String
+        let file: String
+        let line: UInt
 
-    @inline(never) package static func wrongResult(reason: String) -> Self { Self(code: .wrongResult, reason: reason) }
-    @inline(never) package static func openSSLSpeed(reason: String) -> Self { Self(code: .openSSLSpeed, reason: reason) }
-    @inline(never) package static func setUp(reason: String) -> Self { Self(code: .setUp, reason: reason) }
+        init(code: Code, reason: String, file: String, line: UInt) {
+            self.code = code
+            self.reason = reason
+            self.file = file
+            self.line = line
+        }
+    }
+
+    // MARK: Factories (one per code; `file` and `line`, the caller's by default, say where the error was made)
+
+    @inline(never) package static func wrongResult(reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .wrongResult, reason: reason, file: file, line: line)
+    }
+    @inline(never) package static func openSSLSpeed(reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .openSSLSpeed, reason: reason, file: file, line: line)
+    }
+    @inline(never) package static func setUp(reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .setUp, reason: reason, file: file, line: line)
+    }
 }

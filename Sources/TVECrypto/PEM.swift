@@ -59,9 +59,9 @@ struct PEMBlock {
     private static func parseAll(_ raw: UnsafeRawBufferPointer) -> Result<[PEMBlock], PEMParseError> {
         var blocks: [PEMBlock] = []
         var cursor = 0
-        func fail(_ reason: String) -> Result<[PEMBlock], PEMParseError> {
+        func fail(_ code: PEMParseError.Code, _ reason: String, line: UInt = #line) -> Result<[PEMBlock], PEMParseError> {
             for index in blocks.indices { blocks[index].wipe() }
-            return .failure(PEMParseError(reason: reason))
+            return .failure(PEMParseError(code, reason: reason, line: line))
         }
         while let start = firstIndex(of: begin, in: raw, from: cursor) {
             // A BEGIN marker counts only at the start of a line.
@@ -71,20 +71,22 @@ struct PEMBlock {
             }
             // The BEGIN line: "-----BEGIN " LABEL "-----", then end of line.
             let labelStart = start + begin.count
-            guard let labelEnd = firstIndex(of: dashes, in: raw, from: labelStart) else { return fail("a BEGIN line is not closed") }
+            guard let labelEnd = firstIndex(of: dashes, in: raw, from: labelStart) else {
+                return fail(.malformed, "a BEGIN line is not closed")
+            }
             let labelBytes = [UInt8](raw[labelStart..<labelEnd])
             guard !labelBytes.isEmpty, labelBytes.count <= 64, labelBytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "-") })
             else {
-                return fail("a BEGIN line has no valid label")
+                return fail(.malformed, "a BEGIN line has no valid label")
             }
             let label = String(decoding: labelBytes, as: UTF8.self)
             let closing = end + labelBytes + dashes
             guard let closeStart = firstIndex(of: end, in: raw, from: labelEnd + dashes.count) else {
-                return fail("the '\(label)' block has no END line")
+                return fail(.malformed, "the '\(label)' block has no END line")
             }
             guard closeStart + closing.count <= raw.count,
                 zip(closing.indices, closing).allSatisfy({ raw[closeStart + $0] == $1 })
-            else { return fail("the END line of the '\(label)' block has another label") }
+            else { return fail(.malformed, "the END line of the '\(label)' block has another label") }
             let bodyStart = labelEnd + dashes.count
             let blockEnd = closeStart + closing.count
 
@@ -111,17 +113,13 @@ struct PEMBlock {
                 lineStart = lineEnd + 1
             }
             defer { body.withUnsafeMutableBytes { TVECrypto.wipe($0) } }
-            guard blocks.count < maximumBlocks else { return fail("more than \(maximumBlocks) PEM blocks") }
+            guard blocks.count < maximumBlocks else { return fail(.tooManyBlocks, "more than \(maximumBlocks) PEM blocks") }
             guard let der = try? Base64Codec.decode(body, url: false, ignoringWhitespace: true) else {
-                return fail("the body of the '\(label)' block is not valid Base64")
+                return fail(.invalidBase64, "the body of the '\(label)' block is not valid Base64")
             }
             blocks.append(PEMBlock(label: label, hasHeaders: hasHeaders, range: start..<blockEnd, der: der))
             cursor = blockEnd
         }
         return .success(blocks)
     }
-}
-
-struct PEMParseError: Error {
-    var reason: String
 }

@@ -1,14 +1,15 @@
 internal import COpenSSL
 
-/// The one error type of ``TVECrypto``.
+/// The one error type of ``TVECrypto``, in the package's one error shape (swift-certificates' `CertificateError`).
 ///
 /// Errors are equal when their ``code`` is equal, so tests and callers match on the code:
-/// `#expect(throws: TVECryptoError.wrongPassword()) { ... }`. The ``description`` says what was wrong and
-/// where, never the secret involved (no key material, password or plaintext ever reaches a message).
+/// `#expect(throws: TVECryptoError.wrongPassword()) { ... }`. The ``reason`` says what was wrong and where, never
+/// the secret involved (no key material, password or plaintext ever reaches a message); ``file`` and ``line`` say
+/// where the error was made, and end the ``description``.
 ///
 /// When an OpenSSL call failed, the thread's OpenSSL error queue is drained into ``openSSLErrors``. The one
-/// exception is ``Code/decryptionFailed``: RSA and AES-CBC decryption failures carry no detail at all, so
-/// the error cannot act as a padding oracle (RFC 8017 §7.2.2, Bleichenbacher 1998).
+/// exception is ``Code/decryptionFailed``: RSA and AES-CBC decryption failures carry no detail at all, not even the
+/// line they were made on, so the error cannot act as a padding oracle (RFC 8017 §7.2.2, Bleichenbacher 1998).
 public struct TVECryptoError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable error code. Its ``description`` (for example `wrongPassword`) and ``number`` never change
     /// meaning between releases.
@@ -107,23 +108,24 @@ public struct TVECryptoError: Error, Hashable, Sendable, CustomStringConvertible
         public var description: String { message }
     }
 
-    /// The stable code of this error.
-    public let code: Code
+    /// The stable code of this error; two errors are equal when their codes are.
+    public var code: Code { backing.code }
     /// What was wrong and where; never a secret.
-    public let reason: String
+    public var reason: String { backing.reason }
     /// The drained OpenSSL error queue, oldest first (empty for decryption failures and non-OpenSSL errors).
-    public let openSSLErrors: [OpenSSLErrorEntry]
-    private let file: String
-    private let line: UInt
+    public var openSSLErrors: [OpenSSLErrorEntry] { backing.openSSLErrors }
+    /// The file (`#fileID`) the error was made in, for diagnosis; `TVECrypto` for ``Code/decryptionFailed``.
+    public var file: String { backing.file }
+    /// The line the error was made on, for diagnosis; 0 for ``Code/decryptionFailed``.
+    public var line: UInt { backing.line }
+
+    private let backing: Backing
 
     private init(code: Code, reason: String, openSSLErrors: [OpenSSLErrorEntry], file: String, line: UInt) {
-        self.code = code
-        self.reason = reason
-        self.openSSLErrors = openSSLErrors
-        self.file = file
-        self.line = line
+        backing = Backing(code: code, reason: reason, openSSLErrors: openSSLErrors, file: file, line: line)
     }
 
+    /// `TVECryptoError.code: reason [OpenSSL: …] (file:line)`: for logs and diagnosis. Show users ``reason``.
     public var description: String {
         var text = "TVECryptoError.\(code): \(reason)"
         if !openSSLErrors.isEmpty {
@@ -134,6 +136,23 @@ public struct TVECryptoError: Error, Hashable, Sendable, CustomStringConvertible
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// The error's storage: one reference, so that the error stays one word wide however much it records.
+    private final class Backing: Sendable {
+        let code: Code
+        let reason: String
+        let openSSLErrors: [OpenSSLErrorEntry]
+        let file: String
+        let line: UInt
+
+        init(code: Code, reason: String, openSSLErrors: [OpenSSLErrorEntry], file: String, line: UInt) {
+            self.code = code
+            self.reason = reason
+            self.openSSLErrors = openSSLErrors
+            self.file = file
+            self.line = line
+        }
+    }
 
     // MARK: Factories (one per code, as in swift-certificates)
 
@@ -237,7 +256,8 @@ public struct TVECryptoError: Error, Hashable, Sendable, CustomStringConvertible
         Self(code: .encryptionFailed, reason: reason, openSSLErrors: drainOpenSSLErrors(), file: file, line: line)
     }
     /// Every decryption failure. The reason is fixed and the OpenSSL queue is cleared, not reported, so
-    /// that no detail distinguishes one failure from another.
+    /// that no detail distinguishes one failure from another: `file` and `line` are taken for the common shape and
+    /// ignored (the error records `TVECrypto`, line 0), since the call site would tell one cause from another.
     @inline(never)
     public static func decryptionFailed(file: String = #fileID, line: UInt = #line) -> Self {
         clearOpenSSLErrors()

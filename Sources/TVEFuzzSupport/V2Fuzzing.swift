@@ -83,9 +83,9 @@ public enum V2Fuzzing {
                 check(again?.key == value.key, "AP-TempPass-Identity's key does not round-trip")
             }
         } catch {
-            check(!error.code.isEmpty, "a header error without a code")
-            check(headerErrorCodes.contains(error.code), "a header error code that is not Adobe's: \(error.code)")
-            check(error.code == header.code, "\(header) threw \(error.code)")
+            check(!error.code.rawValue.isEmpty, "a header error without a code")
+            check(headerErrorCodes.contains(error.code.rawValue), "a header error code that is not Adobe's: \(error.code)")
+            check(error.code.rawValue == header.code, "\(header) threw \(error.code)")
             check(!error.reason.isEmpty, "a header error without a reason")
             // A reason that contains a long value echoes it, unless the reason is one the decoders also give for the
             // fixed probes: then it does not depend on this value (a value can be a piece of a fixed reason, such as

@@ -29,8 +29,9 @@ struct JSONParser {
         while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { position += 1 }
     }
 
-    private func fail(_ code: JSONParsingError.Code, _ reason: String) -> JSONParsingError {
-        JSONParsingError(code, offset: position, reason: reason)
+    /// An error at the current position, made where `fail` is called (for its `file` and `line`).
+    private func fail(_ code: JSONParsingError.Code, _ reason: String, line: UInt = #line) -> JSONParsingError {
+        JSONParsingError(code, offset: position, reason: reason, line: line)
     }
 
     private mutating func value(depth: Int) throws(JSONParsingError) -> JSONValue {

@@ -1,4 +1,6 @@
-/// Why a JSON text was refused, and where: a stable ``code``, the byte ``offset`` and a ``reason``. Equal on the code.
+/// Why a JSON text was refused, and where, in the package's one error shape (swift-certificates' `CertificateError`):
+/// a stable ``code``, the byte ``offset`` and a ``reason``, with the ``file`` and ``line`` the error was made on.
+/// Equal on the code.
 public struct JSONParsingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The stable codes.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -25,21 +27,43 @@ public struct JSONParsingError: Error, Hashable, Sendable, CustomStringConvertib
     }
 
     /// The stable code; two errors are equal when their codes are.
-    public let code: Code
+    public var code: Code { backing.code }
     /// The byte offset of the problem.
-    public let offset: Int
+    public var offset: Int { backing.offset }
     /// What was wrong, in words (the parser's reasons never quote the text).
-    public let reason: String
+    public var reason: String { backing.reason }
+    /// The file (`#fileID`) the error was made in, for diagnosis.
+    public var file: String { backing.file }
+    /// The line the error was made on, for diagnosis.
+    public var line: UInt { backing.line }
 
-    /// An error with the given code, byte offset and reason.
-    public init(_ code: Code, offset: Int, reason: String) {
-        self.code = code
-        self.offset = offset
-        self.reason = reason
+    private let backing: Backing
+
+    /// An error with the given code, byte offset and reason, made at `file`:`line` (the caller's by default).
+    public init(_ code: Code, offset: Int, reason: String, file: String = #fileID, line: UInt = #line) {
+        backing = Backing(code: code, offset: offset, reason: reason, file: file, line: line)
     }
 
-    public var description: String { "\(code): \(reason) at byte \(offset)" }
+    /// `JSONParsingError.code: reason at byte N (file:line)`: for logs and diagnosis. Show users ``reason``.
+    public var description: String { "JSONParsingError.\(code): \(reason) at byte \(offset) (\(file):\(line))" }
 
     public static func == (lhs: JSONParsingError, rhs: JSONParsingError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// The error's storage: one reference, so that the error stays one word wide.
+    private final class Backing: Sendable {
+        let code: Code
+        let offset: Int
+        let reason: String
+        let file: String
+        let line: UInt
+
+        init(code: Code, offset: Int, reason: String, file: String, line: UInt) {
+            self.code = code
+            self.offset = offset
+            self.reason = reason
+            self.file = file
+            self.line = line
+        }
+    }
 }

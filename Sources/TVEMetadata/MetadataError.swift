@@ -1,6 +1,7 @@
 import Foundation
 
-/// The one error type of ``TVEMetadata``, equal only on its ``code``.
+/// The one error type of ``TVEMetadata``, in the package's one error shape (swift-certificates' `CertificateError`):
+/// equal only on its ``code``; it also records a ``reason`` and the ``file`` and ``line`` it was made on.
 ///
 /// Messages say what was wrong and for which metadata key, never a plaintext, a key or a whole ciphertext.
 /// Every failure that happens once a private key has been used (wrong key, bad padding, bad tag, a plaintext
@@ -48,46 +49,83 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
     }
 
     /// The stable code of this error; two errors are equal when their codes are.
-    public let code: Code
+    public var code: Code { backing.code }
     /// What was wrong and where.
-    public let reason: String
+    public var reason: String { backing.reason }
     /// The metadata key whose value failed, when the error concerns one value. It comes from the document: escape
     /// it before printing (``description`` does).
-    public let key: String?
+    public var key: String? { backing.key }
+    /// The file (`#fileID`) the error was made in, for diagnosis; `TVEMetadata` for ``Code/decryptionFailed``.
+    public var file: String { backing.file }
+    /// The line the error was made on, for diagnosis; 0 for ``Code/decryptionFailed``.
+    public var line: UInt { backing.line }
 
-    private init(code: Code, reason: String, key: String? = nil) {
-        self.code = code
-        self.reason = reason
-        self.key = key
+    private let backing: Backing
+
+    private init(code: Code, reason: String, key: String? = nil, file: String, line: UInt) {
+        backing = Backing(code: code, reason: reason, key: key, file: file, line: line)
     }
 
     /// The same error, attributed to the metadata key `key`.
-    func about(key: String) -> MetadataError { MetadataError(code: code, reason: reason, key: key) }
+    func about(key: String) -> MetadataError { MetadataError(code: code, reason: reason, key: key, file: file, line: line) }
 
+    /// `MetadataError.code (key "…"): reason (file:line)`: for logs and diagnosis. Show users ``reason``.
     public var description: String {
-        "MetadataError.\(code)" + (key.map { " (key \"\(UserMetadataDocument.printable($0))\")" } ?? "") + ": \(reason)"
+        "MetadataError.\(code)" + (key.map { " (key \"\(UserMetadataDocument.printable($0))\")" } ?? "") + ": \(reason) (\(file):\(line))"
     }
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    /// A ``MetadataError/Code/malformedDocument`` error; `reason` says what was wrong.
-    @inline(never) public static func malformedDocument(reason: String = "") -> Self { Self(code: .malformedDocument, reason: reason) }
-    /// A ``MetadataError/Code/malformedCiphertext`` error; `reason` says what was wrong.
-    @inline(never) public static func malformedCiphertext(reason: String = "") -> Self { Self(code: .malformedCiphertext, reason: reason) }
-    /// An ``MetadataError/Code/unsupportedAlgorithm`` error; `reason` says what was wrong.
-    @inline(never) public static func unsupportedAlgorithm(reason: String = "") -> Self {
-        Self(code: .unsupportedAlgorithm, reason: reason)
+    /// The error's storage: one reference, so that the error stays one word wide.
+    private final class Backing: Sendable {
+        let code: Code
+        let reason: String
+        let key: String?
+        let file: String
+        let line: UInt
+
+        init(code: Code, reason: String, key: String?, file: String, line: UInt) {
+            self.code = code
+            self.reason = reason
+            self.key = key
+            self.file = file
+            self.line = line
+        }
     }
-    /// The one decryption failure: the message never varies.
+
+    /// A ``MetadataError/Code/malformedDocument`` error; `reason` says what was wrong, `file` and `line`
+    /// (the caller's by default) where the error was made.
+    @inline(never) public static func malformedDocument(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .malformedDocument, reason: reason, file: file, line: line)
+    }
+    /// A ``MetadataError/Code/malformedCiphertext`` error; `reason` says what was wrong, `file` and `line`
+    /// (the caller's by default) where the error was made.
+    @inline(never) public static func malformedCiphertext(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .malformedCiphertext, reason: reason, file: file, line: line)
+    }
+    /// An ``MetadataError/Code/unsupportedAlgorithm`` error; `reason` says what was wrong, `file` and `line`
+    /// (the caller's by default) where the error was made.
+    @inline(never) public static func unsupportedAlgorithm(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .unsupportedAlgorithm, reason: reason, file: file, line: line)
+    }
+    /// The one decryption failure: neither the message nor the place it records varies (`TVEMetadata`, line 0), since
+    /// the call site would tell one cause from another (a padding oracle).
     @inline(never) public static func decryptionFailed() -> Self {
-        Self(code: .decryptionFailed, reason: "the value does not decrypt with this private key")
+        Self(code: .decryptionFailed, reason: "the value does not decrypt with this private key", file: "TVEMetadata", line: 0)
     }
-    /// An ``MetadataError/Code/inputTooLarge`` error; `reason` says what was wrong.
-    @inline(never) public static func inputTooLarge(reason: String = "") -> Self { Self(code: .inputTooLarge, reason: reason) }
-    /// An ``MetadataError/Code/invalidConfiguration`` error; `reason` says what was wrong.
-    @inline(never) public static func invalidConfiguration(reason: String = "") -> Self {
-        Self(code: .invalidConfiguration, reason: reason)
+    /// An ``MetadataError/Code/inputTooLarge`` error; `reason` says what was wrong, `file` and `line`
+    /// (the caller's by default) where the error was made.
+    @inline(never) public static func inputTooLarge(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .inputTooLarge, reason: reason, file: file, line: line)
     }
-    /// An ``MetadataError/Code/encryptionFailed`` error; `reason` says what was wrong.
-    @inline(never) public static func encryptionFailed(reason: String = "") -> Self { Self(code: .encryptionFailed, reason: reason) }
+    /// An ``MetadataError/Code/invalidConfiguration`` error; `reason` says what was wrong, `file` and `line`
+    /// (the caller's by default) where the error was made.
+    @inline(never) public static func invalidConfiguration(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .invalidConfiguration, reason: reason, file: file, line: line)
+    }
+    /// An ``MetadataError/Code/encryptionFailed`` error; `reason` says what was wrong, `file` and `line`
+    /// (the caller's by default) where the error was made.
+    @inline(never) public static func encryptionFailed(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .encryptionFailed, reason: reason, file: file, line: line)
+    }
 }

@@ -21,7 +21,7 @@ extension PassAPIv2 {
         ///   `fingerprint <Base64>` of 1 to ``maximumBytes`` bytes (standard Base64 or Base64URL, padding optional; one
         ///   alphabet, not both).
         public init(header value: String) throws(HeaderError) {
-            let code = "invalid_header_device_identifier"
+            let code = HeaderError.Code.invalidDeviceIdentifier
             let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
             guard parts.count == 2, parts[0].lowercased() == "fingerprint" else {
                 throw HeaderError(code: code, reason: "\(Self.headerName) must be 'fingerprint <Base64>'")

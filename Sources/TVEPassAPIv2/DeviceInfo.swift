@@ -29,7 +29,7 @@ extension PassAPIv2 {
         ///   object within the limits, lacks a required key (when they are required), or would be over
         ///   ``PassAPIv2/maximumHeaderBytes`` once re-encoded (``header``).
         public init(header value: String, requiringKeys: Bool) throws(HeaderError) {
-            let code = "invalid_header_device_info"
+            let code = HeaderError.Code.invalidDeviceInfo
             let object = try PassAPIv2.jsonObject(base64: value, code: code, header: Self.headerName)
             var values: [String: String] = [:]
             for (key, item) in object {

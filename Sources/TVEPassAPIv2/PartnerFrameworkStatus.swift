@@ -65,7 +65,7 @@ extension PassAPIv2 {
         ///   JSON of this shape within the limits, or would be over ``PassAPIv2/maximumHeaderBytes`` once re-encoded
         ///   (``header``).
         public init(header value: String) throws(HeaderError) {
-            let code = "invalid_header_pfs_permission_access_not_present"
+            let code = HeaderError.Code.invalidPartnerFrameworkStatus
             let bytes = try PassAPIv2.decodeBase64(value, code: code, header: Self.headerName)
             guard JSONDepth.isWithin(bytes, maximumDepth: PassAPIv2.maximumJSONDepth),
                 let status = try? JSONDecoder().decode(Self.self, from: Data(bytes))

@@ -21,28 +21,73 @@ public enum PassAPIv2 {
     /// Adobe's staging host of REST API v2 (`https://sp.auth-staging.adobe.com/api/v2`).
     public static let stagingURL = URL(string: "https://sp.auth-staging.adobe.com/api/v2")
 
-    /// A header that cannot be read: Adobe's `code` for it (`invalid_header_device_identifier`, …) and a `reason`
-    /// that names the header and what was wrong, never its value.
+    /// A header that cannot be read, in the package's one error shape (swift-certificates' `CertificateError`):
+    /// Adobe's Enhanced Error `code` for it (`invalid_header_device_identifier`, …), a `reason` that names the header
+    /// and what was wrong (never its value), and the `file` and `line` it was made on. Equal on the code.
     public struct HeaderError: Error, Hashable, Sendable, CustomStringConvertible {
-        /// Adobe's Enhanced Error code for the header; two errors are equal when their codes are.
-        public let code: String
-        /// What was wrong, naming the header, never quoting its value.
-        public let reason: String
+        /// Adobe's Enhanced Error codes for a header: the wire code is ``rawValue``, answered as it is.
+        public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+            public let rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+            public init(stringLiteral value: String) { self.rawValue = value }
+            public var description: String { rawValue }
 
-        /// An error of `code`; keep the header's value out of `reason`.
-        public init(code: String, reason: String) {
-            self.code = code
-            self.reason = reason
+            /// `AP-Device-Identifier` cannot be read.
+            public static let invalidDeviceIdentifier = Code(rawValue: "invalid_header_device_identifier")
+            /// `X-Device-Info` cannot be read or lacks a required key.
+            public static let invalidDeviceInfo = Code(rawValue: "invalid_header_device_info")
+            /// `AP-Partner-Framework-Status` cannot be read.
+            public static let invalidPartnerFrameworkStatus = Code(rawValue: "invalid_header_pfs_permission_access_not_present")
+            /// `AP-TempPass-Identity` cannot be read.
+            public static let invalidTempPassIdentity = Code(rawValue: "invalid_header_identity_for_temporary_access")
         }
 
-        public var description: String { "\(code): \(reason)" }
+        /// Adobe's Enhanced Error code for the header; two errors are equal when their codes are.
+        public var code: Code { backing.code }
+        /// What was wrong, naming the header, never quoting its value.
+        public var reason: String { backing.reason }
+        /// The file (`#fileID`) the error was made in, for diagnosis.
+        public var file: String { backing.file }
+        /// The line the error was made on, for diagnosis.
+        public var line: UInt { backing.line }
+
+        private let backing: Backing
+
+        /// An error of `code`, made at `file`:`line` (the caller's by default); keep the header's value out of `reason`.
+        public init(code: Code, reason: String, file: String = #fileID, line: UInt = #line) {
+            backing = Backing(code: code, reason: reason, file: file, line: line)
+        }
+
+        /// An error of the wire code `code`, made at `file`:`line` (the caller's by default); keep the header's value
+        /// out of `reason`.
+        public init(code: String, reason: String, file: String = #fileID, line: UInt = #line) {
+            self.init(code: Code(rawValue: code), reason: reason, file: file, line: line)
+        }
+
+        /// `HeaderError.code: reason (file:line)`: for logs and diagnosis. Answer clients with ``code`` and ``reason``.
+        public var description: String { "HeaderError.\(code): \(reason) (\(file):\(line))" }
 
         public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
         public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+        /// The error's storage: one reference, so that the error stays one word wide.
+        private final class Backing: Sendable {
+            let code: Code
+            let reason: String
+            let file: String
+            let line: UInt
+
+            init(code: Code, reason: String, file: String, line: UInt) {
+                self.code = code
+                self.reason = reason
+                self.file = file
+                self.line = line
+            }
+        }
     }
 
     /// The JSON object a Base64 header carries, after the size, Base64 and depth checks.
-    static func jsonObject(base64 text: String, code: String, header: String) throws(HeaderError) -> [String: Any] {
+    static func jsonObject(base64 text: String, code: HeaderError.Code, header: String) throws(HeaderError) -> [String: Any] {
         let bytes = try decodeBase64(text, code: code, header: header)
         guard JSONDepth.isWithin(bytes, maximumDepth: maximumJSONDepth) else {
             throw HeaderError(code: code, reason: "\(header) nests JSON deeper than \(maximumJSONDepth) levels")
@@ -54,7 +99,7 @@ public enum PassAPIv2 {
     }
 
     /// Standard Base64 (padding optional, no white space) of at most ``maximumHeaderBytes`` characters.
-    static func decodeBase64(_ text: String, code: String, header: String) throws(HeaderError) -> [UInt8] {
+    static func decodeBase64(_ text: String, code: HeaderError.Code, header: String) throws(HeaderError) -> [UInt8] {
         guard !text.isEmpty else { throw HeaderError(code: code, reason: "\(header) is empty") }
         guard text.utf8.count <= maximumHeaderBytes else {
             throw HeaderError(code: code, reason: "\(header) is over \(maximumHeaderBytes) bytes")
@@ -79,7 +124,7 @@ public enum PassAPIv2 {
     /// Checks that `encoded`, the form a value just read is sent in again, is within ``maximumHeaderBytes``, so that
     /// whatever reads a header also reads it once re-encoded. The two can differ in size: a number is sent again as a
     /// string and a JSON escape as its character, and a sender may have sent white space or keys that are left out.
-    static func checkReencoded(_ encoded: String, code: String, header: String) throws(HeaderError) {
+    static func checkReencoded(_ encoded: String, code: HeaderError.Code, header: String) throws(HeaderError) {
         guard encoded.utf8.count <= maximumHeaderBytes else {
             throw HeaderError(code: code, reason: "\(header) is over \(maximumHeaderBytes) bytes once re-encoded")
         }

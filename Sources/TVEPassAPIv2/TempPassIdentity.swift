@@ -15,7 +15,7 @@ extension PassAPIv2 {
         ///   JSON object of string values, within the limits and not empty, or would be over
         ///   ``PassAPIv2/maximumHeaderBytes`` once re-encoded (``header``).
         public init(header value: String) throws(HeaderError) {
-            let code = "invalid_header_identity_for_temporary_access"
+            let code = HeaderError.Code.invalidTempPassIdentity
             let object = try PassAPIv2.jsonObject(base64: value, code: code, header: Self.headerName)
             let values = object.compactMapValues { $0 as? String }
             guard !values.isEmpty, values.count == object.count else {

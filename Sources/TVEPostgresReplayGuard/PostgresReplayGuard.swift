@@ -310,21 +310,20 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         }
         do {
             return try await body()
-        } catch is DeadlineExceeded {
+        } catch let error as ReplayStoreError where error.code == .unavailable {  // the deadline passed
             metrics.timeouts.increment()
-            return [.unavailable(reason: "the database did not answer within \(Self.milliseconds(configuration.timeout)) ms")]
+            return [.unavailable(reason: error.reason)]
         } catch {
             metrics.errors.increment()
             return [.unavailable(reason: "the database cannot be reached or refused the statement (\(Self.describe(error)))")]
         }
     }
 
-    struct DeadlineExceeded: Error {}
-
-    /// Runs `body`, or throws ``DeadlineExceeded`` after `deadline` (the store's timeout by default) whether or not the
-    /// body has returned: a statement the database never answers (a lock held for ever, a frozen server, a client
-    /// without `statement_timeout`) does not hold the verification, which fails closed. The body is then cancelled and
-    /// left to end on its own (postgres-nio gives its connection back when the database answers or the connection dies).
+    /// Runs `body`, or throws ``ReplayStoreError`` `.unavailable` after `deadline` (the store's timeout by default)
+    /// whether or not the body has returned: a statement the database never answers (a lock held for ever, a frozen
+    /// server, a client without `statement_timeout`) does not hold the verification, which fails closed. The body is
+    /// then cancelled and left to end on its own (postgres-nio gives its connection back when the database answers or
+    /// the connection dies).
     private func withDeadline<T: Sendable>(
         _ deadline: Duration? = nil, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
@@ -346,7 +345,8 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
                     }
                 }
                 let timer = loop.scheduleTask(in: .nanoseconds(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)) {
-                    race.finish(.failure(DeadlineExceeded()))
+                    race.finish(
+                        .failure(ReplayStoreError(.unavailable, "the database did not answer within \(Self.milliseconds(deadline)) ms")))
                 }
                 race.attach(task: task, timer: timer)
             }
@@ -371,8 +371,9 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         buffer.writeInteger(d)
     }
 
-    /// A short description of a database error: its SQLSTATE when the server sent one, never a bound value.
+    /// A short description of a database error: its SQLSTATE when the server sent one, a passed deadline's reason.
     static func describe(_ error: any Error) -> String {
+        if let error = error as? ReplayStoreError { return error.reason }
         if let error = error as? PSQLError {
             if let state = error.serverInfo?[.sqlState] { return "SQLSTATE \(state)" }
             return "\(error.code)"

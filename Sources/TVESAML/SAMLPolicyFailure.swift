@@ -1,6 +1,8 @@
 import Foundation
 
-/// One rule a SAML response broke, in the style of swift-certificates' policy failures.
+/// One rule a SAML response broke, in the style of swift-certificates' policy failures and in the package's one error
+/// shape: its ``rule`` is its stable ``code`` (two failures are equal when their rules are), with a ``reason`` and the
+/// ``file`` and ``line`` where the failure was found.
 public struct SAMLPolicyFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable rule code such as `structure.assertionCount` or `assertion.audience`.
     public struct Rule: Hashable, Sendable, CustomStringConvertible {
@@ -79,15 +81,45 @@ public struct SAMLPolicyFailure: Error, Hashable, Sendable, CustomStringConverti
     }
 
     /// The rule that was broken.
-    public let rule: Rule
+    public var rule: Rule { backing.rule }
+    /// The stable code of this failure: its ``rule``; two failures are equal when their rules are.
+    public var code: Rule { backing.rule }
     /// What was wrong; never a key, never the whole response.
-    public let reason: String
+    public var reason: String { backing.reason }
+    /// The file (`#fileID`) the failure was found in, for diagnosis.
+    public var file: String { backing.file }
+    /// The line the failure was found on, for diagnosis.
+    public var line: UInt { backing.line }
 
-    /// Creates a failure of `rule`, with `reason` saying what was wrong (never put a key or the whole response in it).
-    public init(_ rule: Rule, _ reason: String) {
-        self.rule = rule
-        self.reason = reason
+    private let backing: Backing
+
+    /// Creates a failure of `rule`, with `reason` saying what was wrong (never put a key or the whole response in it),
+    /// found at `file`:`line` (the caller's by default).
+    public init(_ rule: Rule, _ reason: String, file: String = #fileID, line: UInt = #line) {
+        backing = Backing(rule: rule, reason: reason, file: file, line: line)
     }
 
-    public var description: String { "\(rule): \(reason)" }
+    /// `rule: reason`: what a user reads of the failure.
+    public var summary: String { "\(rule): \(reason)" }
+
+    /// `rule: reason (file:line)`: for logs and diagnosis. Show users ``summary``.
+    public var description: String { "\(summary) (\(file):\(line))" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rule == rhs.rule }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rule) }
+
+    /// The failure's storage: one reference, so that the failure stays one word wide.
+    private final class Backing: Sendable {
+        let rule: Rule
+        let reason: String
+        let file: String
+        let line: UInt
+
+        init(rule: Rule, reason: String, file: String, line: UInt) {
+            self.rule = rule
+            self.reason = reason
+            self.file = file
+            self.line = line
+        }
+    }
 }

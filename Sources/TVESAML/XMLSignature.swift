@@ -184,6 +184,8 @@ enum XMLSignature {
             xmlNodeSetContent(signatureValue, Base64.encode(try key.signature(for: canonicalSignedInfo, padding: .pkcs1v15SHA256)))
         } catch let failure as SAMLPolicyFailure {
             throw .signingFailed(failure.reason)
+        } catch let error as TVECryptoError {
+            throw .signingFailed("signing failed: \(error.reason) [\(error.code)]")
         } catch {
             throw .signingFailed("signing failed: \(error)")
         }

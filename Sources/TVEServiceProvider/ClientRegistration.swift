@@ -266,19 +266,3 @@ public final class ClientRegistry: Sendable {
         Base64URL.encode((try? SecureRandom.bytes(count: 24)) ?? Array(UUID().uuidString.utf8))
     }
 }
-
-/// A client-registration error: its HTTP status, a stable OAuth `code` (`invalid_request`, `invalid_client`, …) and
-/// a `reason`, answered in the OAuth shape `{"error", "error_description"}`.
-struct ClientRegistrationError: Error, Hashable {
-    let status: HTTPResponse.Status
-    let code: String
-    let reason: String
-
-    init(status: HTTPResponse.Status, error code: String, description reason: String) {
-        self.status = status
-        self.code = code
-        self.reason = reason
-    }
-
-    var response: Response { Response.json(status, PassAPI.OAuthError(error: code, errorDescription: reason)) }
-}

@@ -1,9 +1,10 @@
 import Foundation
 
 /// The one error type of ``TVETokens`` (media tokens, signed requestor IDs, clientless signatures and software
-/// statements), equal only on its ``code``.
+/// statements), in the package's one error shape (swift-certificates' `CertificateError`): equal only on its
+/// ``code``; it also records a ``reason`` and the ``file`` and ``line`` it was made on.
 ///
-/// Messages say what was wrong and where (a byte offset, an element name), never a key or a whole token.
+/// Reasons say what was wrong and where (a byte offset, an element name), never a key or a whole token.
 public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable error code.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -58,43 +59,93 @@ public struct MediaTokenError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// The stable code of this error; two errors are equal when their codes are.
-    public let code: Code
+    public var code: Code { backing.code }
     /// What was wrong and where.
-    public let reason: String
+    public var reason: String { backing.reason }
+    /// The file (`#fileID`) the error was made in, for diagnosis.
+    public var file: String { backing.file }
+    /// The line the error was made on, for diagnosis.
+    public var line: UInt { backing.line }
 
-    private init(code: Code, reason: String) {
-        self.code = code
-        self.reason = reason
+    private let backing: Backing
+
+    private init(code: Code, reason: String, file: String, line: UInt) {
+        backing = Backing(code: code, reason: reason, file: file, line: line)
     }
 
-    public var description: String { "MediaTokenError.\(code): \(reason)" }
+    /// `MediaTokenError.code: reason (file:line)`: for logs and diagnosis. Show users ``reason``.
+    public var description: String { "MediaTokenError.\(code): \(reason) (\(file):\(line))" }
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    /// Makes an error with the code ``MediaTokenError/Code/malformedToken``; `reason` says what was wrong and where.
-    @inline(never) public static func malformedToken(reason: String = "") -> Self { Self(code: .malformedToken, reason: reason) }
-    /// Makes an error with the code ``MediaTokenError/Code/inputTooLarge``; `reason` says what was wrong and where.
-    @inline(never) public static func inputTooLarge(reason: String = "") -> Self { Self(code: .inputTooLarge, reason: reason) }
-    /// Makes an error with the code ``MediaTokenError/Code/malformedResource``; `reason` says what was wrong and where.
-    @inline(never) public static func malformedResource(reason: String = "") -> Self { Self(code: .malformedResource, reason: reason) }
-    /// Makes an error with the code ``MediaTokenError/Code/invalidConfiguration``; `reason` says what was wrong and where.
-    @inline(never) public static func invalidConfiguration(reason: String = "") -> Self {
-        Self(code: .invalidConfiguration, reason: reason)
+    /// The error's storage: one reference, so that the error stays one word wide.
+    private final class Backing: Sendable {
+        let code: Code
+        let reason: String
+        let file: String
+        let line: UInt
+
+        init(code: Code, reason: String, file: String, line: UInt) {
+            self.code = code
+            self.reason = reason
+            self.file = file
+            self.line = line
+        }
     }
-    /// Makes an error with the code ``MediaTokenError/Code/invalidField``; `reason` says what was wrong and where.
-    @inline(never) public static func invalidField(reason: String = "") -> Self { Self(code: .invalidField, reason: reason) }
-    /// Makes an error with the code ``MediaTokenError/Code/signingFailed``; `reason` says what was wrong and where.
-    @inline(never) public static func signingFailed(reason: String = "") -> Self { Self(code: .signingFailed, reason: reason) }
-    /// Makes an error with the code ``MediaTokenError/Code/malformedSignature``; `reason` says what was wrong and where.
-    @inline(never) public static func malformedSignature(reason: String = "") -> Self { Self(code: .malformedSignature, reason: reason) }
-    /// Makes an error with the code ``MediaTokenError/Code/malformedHeader``; `reason` says what was wrong and where.
-    @inline(never) public static func malformedHeader(reason: String = "") -> Self { Self(code: .malformedHeader, reason: reason) }
-    /// Makes an error with the code ``MediaTokenError/Code/malformedStatement``; `reason` says what was wrong and where.
-    @inline(never) public static func malformedStatement(reason: String = "") -> Self { Self(code: .malformedStatement, reason: reason) }
-    /// Makes an error with the code ``MediaTokenError/Code/unsupportedAlgorithm``; `reason` says what was wrong and where.
-    @inline(never) public static func unsupportedAlgorithm(reason: String = "") -> Self {
-        Self(code: .unsupportedAlgorithm, reason: reason)
+
+    /// Makes an error with the code ``MediaTokenError/Code/malformedToken``; `reason` says what was wrong and where;
+    /// `file` and `line` (the caller's by default) say where the error was made.
+    @inline(never) public static func malformedToken(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .malformedToken, reason: reason, file: file, line: line)
     }
-    /// Makes an error with the code ``MediaTokenError/Code/invalidSignature``; `reason` says what was wrong and where.
-    @inline(never) public static func invalidSignature(reason: String = "") -> Self { Self(code: .invalidSignature, reason: reason) }
+    /// Makes an error with the code ``MediaTokenError/Code/inputTooLarge``; `reason` says what was wrong and where;
+    /// `file` and `line` (the caller's by default) say where the error was made.
+    @inline(never) public static func inputTooLarge(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .inputTooLarge, reason: reason, file: file, line: line)
+    }
+    /// Makes an error with the code ``MediaTokenError/Code/malformedResource``; `reason` says what was wrong and where;
+    /// `file` and `line` (the caller's by default) say where the error was made.
+    @inline(never) public static func malformedResource(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .malformedResource, reason: reason, file: file, line: line)
+    }
+    /// Makes an error with the code ``MediaTokenError/Code/invalidConfiguration``; `reason` says what was wrong and where;
+    /// `file` and `line` (the caller's by default) say where the error was made.
+    @inline(never) public static func invalidConfiguration(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .invalidConfiguration, reason: reason, file: file, line: line)
+    }
+    /// Makes an error with the code ``MediaTokenError/Code/invalidField``; `reason` says what was wrong and where;
+    /// `file` and `line` (the caller's by default) say where the error was made.
+    @inline(never) public static func invalidField(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .invalidField, reason: reason, file: file, line: line)
+    }
+    /// Makes an error with the code ``MediaTokenError/Code/signingFailed``; `reason` says what was wrong and where;
+    /// `file` and `line` (the caller's by default) say where the error was made.
+    @inline(never) public static func signingFailed(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .signingFailed, reason: reason, file: file, line: line)
+    }
+    /// Makes an error with the code ``MediaTokenError/Code/malformedSignature``; `reason` says what was wrong and where;
+    /// `file` and `line` (the caller's by default) say where the error was made.
+    @inline(never) public static func malformedSignature(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .malformedSignature, reason: reason, file: file, line: line)
+    }
+    /// Makes an error with the code ``MediaTokenError/Code/malformedHeader``; `reason` says what was wrong and where;
+    /// `file` and `line` (the caller's by default) say where the error was made.
+    @inline(never) public static func malformedHeader(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .malformedHeader, reason: reason, file: file, line: line)
+    }
+    /// Makes an error with the code ``MediaTokenError/Code/malformedStatement``; `reason` says what was wrong and where;
+    /// `file` and `line` (the caller's by default) say where the error was made.
+    @inline(never) public static func malformedStatement(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .malformedStatement, reason: reason, file: file, line: line)
+    }
+    /// Makes an error with the code ``MediaTokenError/Code/unsupportedAlgorithm``; `reason` says what was wrong and where;
+    /// `file` and `line` (the caller's by default) say where the error was made.
+    @inline(never) public static func unsupportedAlgorithm(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .unsupportedAlgorithm, reason: reason, file: file, line: line)
+    }
+    /// Makes an error with the code ``MediaTokenError/Code/invalidSignature``; `reason` says what was wrong and where;
+    /// `file` and `line` (the caller's by default) say where the error was made.
+    @inline(never) public static func invalidSignature(reason: String = "", file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .invalidSignature, reason: reason, file: file, line: line)
+    }
 }

@@ -39,27 +39,3 @@ public struct BearerSecret: Sendable {
         return ConstantTime.equals(presented, digest)
     }
 }
-
-/// The verification server's one error type.
-public struct VerificationServerError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The stable codes.
-    public struct Code: RawRepresentable, Sendable, Hashable {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        /// A bearer secret that cannot be used.
-        public static let invalidSecret = Code(rawValue: "invalidSecret")
-    }
-
-    /// The stable code of this error.
-    public let code: Code
-    /// What was wrong; never the secret.
-    public let reason: String
-
-    /// An error with a stable code and a reason (which must not hold the secret).
-    public init(_ code: Code, _ reason: String) {
-        self.code = code
-        self.reason = reason
-    }
-
-    public var description: String { "\(code.rawValue): \(reason)" }
-}

@@ -16,9 +16,39 @@ struct ClientApp {
     /// How long one callback may take: the request timeout, with room for a retry.
     let callbackWait: Duration
 
-    /// A failed step: the transcript says why, and the command exits 1.
-    struct Failure: Error {
+    /// A failed step: the transcript says why, and the command exits 1. In the package's one error shape
+    /// (swift-certificates' `CertificateError`): one stable ``Code``, the ``message`` (its ``reason``), and the ``file``
+    /// and ``line`` it was made on; equal on the code.
+    struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The stable codes.
+        struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+            let rawValue: String
+            init(rawValue: String) { self.rawValue = rawValue }
+            var description: String { rawValue }
+            /// A step did not give what the seeds promise (a callback, a decision, the stored state).
+            static let stepFailed = Code(rawValue: "stepFailed")
+        }
+
+        /// The stable code; two failures are equal when their codes are.
+        let code: Code
+        /// What failed, with the service provider's code and message when it gave them; the transcript's last line.
         let message: String
+        /// The file (`#fileID`) the failure was made in, for diagnosis.
+        let file: String
+        /// The line the failure was made on, for diagnosis.
+        let line: UInt
+        /// The ``message``, under the name every error of the package gives it.
+        var reason: String { message }
+
+        init(message: String, file: String = #fileID, line: UInt = #line) {
+            (self.code, self.message, self.file, self.line) = (.stepFailed, message, file, line)
+        }
+
+        /// `Failure.code: message (file:line)`, for diagnosis; the transcript shows ``message``.
+        var description: String { "ClientApp.Failure.\(code): \(message) (\(file):\(line))" }
+
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+        func hash(into hasher: inout Hasher) { hasher.combine(code) }
     }
 
     /// How a command makes its requestor current.

@@ -42,8 +42,9 @@ struct DemoCommand: AsyncParsableCommand {
                 do {
                     try await scenario.run(in: sandbox, narrator: narrator, api: api)
                 } catch {
-                    failures.append("\(scenario.name): \(error)")
-                    transcript.add("note", "FAILED: \(error)")
+                    let words = CLIError.userMessage(for: error) ?? "\(error)"
+                    failures.append("\(scenario.name): \(words)")
+                    transcript.add("note", "FAILED: \(words)")
                 }
             }
             return failures

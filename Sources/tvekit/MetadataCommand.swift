@@ -61,7 +61,7 @@ struct MetadataCommand: AsyncParsableCommand {
                 if json {
                     print(try Output.json(output))
                 } else {
-                    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                    FileHandle.standardError.write(Data("error: \(CLIError.userMessage(for: error) ?? error.reason)\n".utf8))
                 }
                 throw ExitCode(1)
             }

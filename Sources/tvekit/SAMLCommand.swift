@@ -135,7 +135,7 @@ struct SAMLCommand: AsyncParsableCommand {
                                 error: first?.rule.code ?? error.code.description, reason: first?.reason ?? "",
                                 failures: error.failures.map { ["rule": $0.rule.code, "reason": $0.reason] })))
                 } else {
-                    print("rejected: " + error.failures.map { $0.description }.joined(separator: "; "))
+                    print("rejected: " + error.failures.map(\.summary).joined(separator: "; "))
                 }
                 throw ExitCode(1)
             }

@@ -1,11 +1,6 @@
 import ArgumentParser
 import Foundation
-import TVEBenchmarkSupport
 import TVECrypto
-import TVETokens
-import TVEMetadata
-import TVESAML
-import TVESandbox
 
 /// `tvekit`: the command-line face of TVEKit. Every command is a thin shell over the libraries.
 ///
@@ -57,55 +52,12 @@ struct TVEKitCommand: AsyncParsableCommand {
                 print(fullMessage(for: error))
                 Foundation.exit(0)
             }
-            var message = fullMessage(for: error)
-            if let cryptoError = error as? TVECryptoError {
-                message = "error: \(cryptoError.reason) [\(cryptoError.code)]"
-            } else if let tokenError = error as? MediaTokenError {
-                message = "error: \(tokenError.reason) [\(tokenError.code)]"
-            } else if let samlError = error as? SAMLError {
-                message = "error: \(samlError.reason) [\(samlError.code)]"
-            } else if let metadataError = error as? MetadataError {
-                message = "error: \(metadataError.reason) [\(metadataError.code)]"
-            } else if let sandboxError = error as? SandboxError {
-                message = "error: \(sandboxError.reason) [\(sandboxError.code)]"
-            } else if let speedError = error as? SpeedError {
-                message = "error: \(speedError.reason) [\(speedError.code)]"
-            } else if let cliError = error as? CLIError {
-                message = "error: \(cliError.description)"
-            }
+            // The package's errors as a user reads them: the reason and the code, never the file and line.
+            let message = CLIError.userMessage(for: error).map { "error: " + $0 } ?? fullMessage(for: error)
             FileHandle.standardError.write(Data((message + "\n").utf8))
             Foundation.exit(2)
         }
     }
-}
-
-/// A usage or input problem found by the CLI itself (exit status 2): a stable ``code`` and a ``reason`` that names
-/// the file, variable or option at fault, never a secret.
-struct CLIError: Error, Hashable, CustomStringConvertible {
-    enum Code: String, Hashable {
-        /// A file or standard input could not be read, or is over its limit.
-        case unreadableInput
-        /// An output (a file or directory) could not be written.
-        case unwritableOutput
-        /// The environment variable that should hold a secret is not set, or is empty.
-        case missingSecret
-        /// A key or certificate file holds no usable key.
-        case unusableKey
-        /// An input is not of the form the command reads (Base64, the configuration's JSON).
-        case invalidInput
-        /// Options that do not go together, or a value out of range.
-        case invalidArgument
-    }
-
-    let code: Code
-    let reason: String
-
-    init(_ code: Code, _ reason: String) {
-        self.code = code
-        self.reason = reason
-    }
-
-    var description: String { "\(reason) [\(code.rawValue)]" }
 }
 
 enum Input {

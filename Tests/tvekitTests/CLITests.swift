@@ -160,6 +160,7 @@ struct CLITests {
         let outcome = try CLI.run(arguments)
         #expect(outcome.status == 2, "\(arguments): status \(outcome.status), stderr \(outcome.stderr)")
         #expect(!outcome.stderr.isEmpty)
+        #expect(!outcome.stderr.contains(".swift:"), "the user reads the reason, not where the error was made: \(outcome.stderr)")
         #expect(outcome.stdout.isEmpty)
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 
-/// The flow layer's one error type. ``code`` is the AccessEnabler constant the delegate API reports (the seeds'
-/// error codes and Adobe's advanced codes); ``message`` says what went wrong and where, never a secret.
+/// The flow layer's one error type, in the package's one error shape (swift-certificates' `CertificateError`): equal
+/// only on its ``code``, the AccessEnabler constant the delegate API reports (the seeds' error codes and Adobe's
+/// advanced codes); ``message`` (also ``reason``) says what went wrong and where, never a secret; ``file`` and
+/// ``line`` say where the error was made.
 public struct AccessEnablerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable error code.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -55,30 +57,66 @@ public struct AccessEnablerError: Error, Sendable, Hashable, CustomStringConvert
         public static let tempPassExpired = Code("N111")
     }
 
-    /// What went wrong, as the AccessEnabler constant the delegate API reports (see ``Code``).
-    public let code: Code
+    /// What went wrong, as the AccessEnabler constant the delegate API reports (see ``Code``); two errors are equal
+    /// when their codes are.
+    public var code: Code { backing.code }
     /// What went wrong and where, in words (for a denial, the MVPD's message); never a secret.
-    public let message: String
+    public var message: String { backing.message }
+    /// What went wrong and where: the ``message``, under the name every error of the package gives it.
+    public var reason: String { backing.message }
     /// The HTTP status the service provider answered, when one did.
-    public let httpStatus: Int?
+    public var httpStatus: Int? { backing.httpStatus }
     /// REST API v2: the Enhanced Error code the service provider gave (`authorization_denied_by_mvpd`, ...).
-    public let enhancedCode: String?
+    public var enhancedCode: String? { backing.enhancedCode }
     /// REST API v2: the advanced status the delegate API sends with the failure (``EnhancedErrorMapping/Entry/status``).
-    public let advancedStatus: String?
+    public var advancedStatus: String? { backing.advancedStatus }
+    /// The file (`#fileID`) the error was made in, for diagnosis.
+    public var file: String { backing.file }
+    /// The line the error was made on, for diagnosis.
+    public var line: UInt { backing.line }
 
-    /// An error with no Enhanced Error: `code`, `message` and the HTTP status the service provider answered, if any.
-    public init(_ code: Code, _ message: String, httpStatus: Int? = nil) {
-        self.init(code, message, httpStatus: httpStatus, enhancedCode: nil, advancedStatus: nil)
+    private let backing: Backing
+
+    /// An error with no Enhanced Error: `code`, `message` and the HTTP status the service provider answered, if any,
+    /// made at `file`:`line` (the caller's by default).
+    public init(_ code: Code, _ message: String, httpStatus: Int? = nil, file: String = #fileID, line: UInt = #line) {
+        self.init(code, message, httpStatus: httpStatus, enhancedCode: nil, advancedStatus: nil, file: file, line: line)
     }
 
-    /// An error from a REST API v2 Enhanced Error.
-    public init(_ code: Code, _ message: String, httpStatus: Int?, enhancedCode: String?, advancedStatus: String?) {
-        self.code = code
-        self.message = message
-        self.httpStatus = httpStatus
-        self.enhancedCode = enhancedCode
-        self.advancedStatus = advancedStatus
+    /// An error from a REST API v2 Enhanced Error, made at `file`:`line` (the caller's by default).
+    public init(
+        _ code: Code, _ message: String, httpStatus: Int?, enhancedCode: String?, advancedStatus: String?, file: String = #fileID,
+        line: UInt = #line
+    ) {
+        backing = Backing(
+            code: code, message: message, httpStatus: httpStatus, enhancedCode: enhancedCode, advancedStatus: advancedStatus, file: file,
+            line: line)
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
+    /// `AccessEnablerError.code: message (file:line)`: for logs and diagnosis. Show users ``message``.
+    public var description: String { "AccessEnablerError.\(code): \(message) (\(file):\(line))" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// The error's storage: one reference, so that the error stays one word wide however much it records.
+    private final class Backing: Sendable {
+        let code: Code
+        let message: String
+        let httpStatus: Int?
+        let enhancedCode: String?
+        let advancedStatus: String?
+        let file: String
+        let line: UInt
+
+        init(code: Code, message: String, httpStatus: Int?, enhancedCode: String?, advancedStatus: String?, file: String, line: UInt) {
+            self.code = code
+            self.message = message
+            self.httpStatus = httpStatus
+            self.enhancedCode = enhancedCode
+            self.advancedStatus = advancedStatus
+            self.file = file
+            self.line = line
+        }
+    }
 }

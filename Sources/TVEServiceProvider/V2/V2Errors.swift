@@ -12,6 +12,12 @@ enum V2Errors {
     static func badRequest(_ code: String, _ details: String, action: PassAPI.ErrorAction = .none) -> ServiceProviderError {
         ServiceProviderError(status: 400, code: code, message: "Bad request", details: details, action: action)
     }
+    /// A header that cannot be read, answered with its Enhanced Error code.
+    static func badRequest(_ code: PassAPIv2.HeaderError.Code, _ details: String, action: PassAPI.ErrorAction = .none)
+        -> ServiceProviderError
+    {
+        badRequest(code.rawValue, details, action: action)
+    }
 
     static let unknownServiceProvider = badRequest(
         "invalid_parameter_service_provider", "the service provider is not configured here", action: .configuration)
