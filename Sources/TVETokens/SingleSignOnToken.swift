@@ -78,7 +78,9 @@ public struct SingleSignOnToken: Sendable, Hashable {
             throw MediaTokenError.invalidField(reason: "the token is not valid yet (\"iat\" or \"nbf\" is in the future)")
         }
         guard now < expiresAt else { throw MediaTokenError.invalidField(reason: "the token has expired (\"exp\")") }
-        guard expiresAt - issuedAt <= maximumLifetime else {
+        // `exp - iat` overflows for an `iat` near Int64.min: that is a lifetime too long too, never a trap.
+        let (lifetime, overflow) = expiresAt.subtractingReportingOverflow(issuedAt)
+        guard !overflow, lifetime <= maximumLifetime else {
             throw MediaTokenError.invalidField(reason: "the token lives longer than \(maximumLifetime) seconds (\"exp\" - \"iat\")")
         }
     }

@@ -28,6 +28,14 @@ struct V2SingleSignOnTests {
         ).jwt.compact
     }
 
+    /// A token whose `iat` is Int64.min and whose `exp` is an hour away: `exp - iat` overflows.
+    static func extremeToken(_ key: RSAPrivateKey, _ sandbox: ProviderHarness) throws -> String {
+        let now = sandbox.clock.nowMilliseconds / 1000
+        let claims = #"{"aud":"Adobe","exp":\#(now + 3600),"iat":-9223372036854775808,"iss":"i","sub":"s"}"#
+        let input = Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+        return input + "." + Base64URL.encode(try key.signature(for: Array(input.utf8), padding: .pkcs1v15SHA256))
+    }
+
     /// A device's headers with a single-sign-on header.
     static func headers(_ device: V2Device, _ header: String, _ token: String) -> [String: String] {
         var headers = device.headers
@@ -105,6 +113,7 @@ struct V2SingleSignOnTests {
                 ("the other method's key", try Self.token(sandbox, key: other.key)),
                 ("wrong audience", try Self.token(sandbox, key: method.key, audience: "Someone")),
                 ("too long-lived", try Self.token(sandbox, key: method.key, lifetime: 7 * 86_400)),
+                ("an iat at Int64's end (exp - iat would overflow)", try Self.extremeToken(method.key, sandbox)),
                 ("not a JWT", "not-a-jwt"), ("alg none", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJqYW5lIn0."),
             ]
             let tv = V2Device(sandbox)
