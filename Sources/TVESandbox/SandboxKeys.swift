@@ -19,6 +19,9 @@ public struct SandboxKeys: Sendable {
     /// Signs the identity service's service tokens (`AD-Service-Token`); the service provider accepts its public half.
     public let serviceTokenKey: RSAPrivateKey
 
+    /// The issuer (`iss`) of the sandbox's single-sign-on tokens, for both methods: `identity.tvekit.test`.
+    public static let identityIssuer = "identity.tvekit.test"
+
     /// Generates seven 2048-bit keys.
     public init() throws {
         softwareStatementKey = try RSAPrivateKey(keySizeInBits: 2048)
@@ -36,7 +39,8 @@ public struct SandboxKeys: Sendable {
         ServiceProviderKeys(
             mediaTokenSigningKey: mediaTokenKey, identityProviderSigningKey: identityProviderKey,
             softwareStatementKeys: [softwareStatementKey.publicKey], metadataEncryptionKey: metadataKey.publicKey,
-            requestorSigningKeys: [requestorKey.publicKey], platformIdentityKeys: [platformIdentityKey.publicKey],
-            serviceTokenKeys: [serviceTokenKey.publicKey])
+            requestorSigningKeys: [requestorKey.publicKey],
+            platformIdentityIssuers: [Self.identityIssuer: [platformIdentityKey.publicKey]],
+            serviceTokenIssuers: [Self.identityIssuer: [serviceTokenKey.publicKey]])
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import TVEPassAPIv2
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -38,11 +39,11 @@ enum ClientAddress {
     }
 }
 
-/// Sets ``ClientAddressRequestContext/clientAddress`` for the rest of the request: the first `X-Forwarded-For` address
-/// when the service provider trusts that header from every caller (``ServiceProviderConfiguration/trustsForwardedFor``,
-/// behind a proxy it runs) or when the caller's access token belongs to a server-to-server application (its back end
-/// calls for the device whose address it forwards); else the peer's. A forwarded value that is not an IP address is
-/// not used.
+/// Sets ``ClientAddressRequestContext/clientAddress`` for the rest of the request: the last `X-Forwarded-For` address
+/// when the service provider sits behind a proxy it runs (``ServiceProviderConfiguration/trustsForwardedFor``: the
+/// proxy appends the address it saw, and the entries before it are the client's to write); the first one on a REST API
+/// v2 call whose access token belongs to a server-to-server application (its back end names the device it calls for);
+/// else the peer's. A forwarded value that is not an IP address is not used.
 struct ClientAddressMiddleware<Context: ClientAddressRequestContext>: RouterMiddleware {
     let trustsForwardedFor: Bool
     /// Whether an `Authorization` value is the access token of a server-to-server application.
@@ -50,12 +51,20 @@ struct ClientAddressMiddleware<Context: ClientAddressRequestContext>: RouterMidd
     static var forwardedFor: HTTPField.Name? { HTTPField.Name("X-Forwarded-For") }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let forwarded = Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",").first
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .flatMap { ClientAddress.isAddress($0) ? $0 : nil }
-        let useForwarded = forwarded != nil && (trustsForwardedFor || isServerToServer(request.headers[.authorization]))
+        let entries =
+            Self.forwardedFor.flatMap { request.headers[$0] }?.split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+        var forwarded: String?
+        if trustsForwardedFor {
+            // A proxy of ours appends the address it saw: the last entry is the one no client could write.
+            forwarded = entries.last
+        } else if request.uri.path.hasPrefix(PassAPIv2.pathPrefix + "/"), isServerToServer(request.headers[.authorization]) {
+            // A back end of ours names the device it calls for: REST API v2 only, where the server-to-server form is.
+            forwarded = entries.first
+        }
         var context = context
-        context.clientAddress = ClientAddress.key((useForwarded ? forwarded : nil) ?? context.remoteAddress?.ipAddress ?? "unknown")
+        context.clientAddress = ClientAddress.key(
+            forwarded.flatMap { ClientAddress.isAddress($0) ? $0 : nil } ?? context.remoteAddress?.ipAddress ?? "unknown")
         return try await next(request, context)
     }
 }

@@ -67,7 +67,8 @@ extension ClientRegistry {
                     throw ClientRegistrationError(
                         status: .badRequest, error: "unsupported_grant_type", description: "only client_credentials is supported")
                 }
-                let address = ClientAddress.of(context)
+                // Counted per address and client: a neighbour's wrong guesses lock no other client out.
+                let address = ClientAddress.of(context) + "\u{0}" + grant.clientID
                 let now = self.clock.nowMilliseconds
                 guard self.attempts.allows(.credential, address, now: now) else {
                     throw ClientRegistrationError(

@@ -84,7 +84,8 @@ public final class ClientRegistry: Sendable {
     ///
     /// - Parameters:
     ///   - statementKeys: The RSA keys whose RS256 software statements are accepted.
-    ///   - accessTokenLifetime: How long an access token lives, in seconds (default 21,600: 6 hours).
+    ///   - accessTokenLifetime: How long an access token lives, in seconds (default 21,600: 6 hours), kept within 1 to
+    ///     86,400.
     ///   - maximumClients: The most registered clients kept (default 10,000); when the table is full and no idle client
     ///     can go, registration answers 503 `temporarily_unavailable`. It also bounds the per-address counts.
     ///   - maximumRegistrationsPerAddress: Registrations one address may make per hour (default 100); past them,
@@ -103,7 +104,8 @@ public final class ClientRegistry: Sendable {
         self.requiresDeviceInfo = requiresDeviceInfo
         self.attempts = attempts
         self.statementKeys = statementKeys
-        self.accessTokenLifetime = accessTokenLifetime
+        // A day at most (Adobe documents 24 hours), a second at least: `now + lifetime * 1000` never overflows.
+        self.accessTokenLifetime = min(max(accessTokenLifetime, 1), 86_400)
         self.maximumClients = maximumClients
         self.maximumRegistrationsPerAddress = maximumRegistrationsPerAddress
         registrationsByAddress = Locked(.init(capacity: maximumClients))
@@ -208,25 +210,30 @@ public final class ClientRegistry: Sendable {
     ///   - header: The `Authorization` header's value.
     ///   - serviceProvider: The requestor ID the request is for.
     ///   - applicationServiceProviders: The service providers that list a software statement's `sub`, or nil when none
-    ///     does (the client is then bound to the first service provider it calls).
+    ///     does (the client is then bound to the first service provider it calls). Asked with nil, it says whether the
+    ///     configuration lists any application at all: then an application it does not list is good nowhere.
     public func access(
         bearer header: String?, serviceProvider: String, applicationServiceProviders: (String?) -> [String]?
     ) -> BearerAccess {
         guard let clientID = client(forBearer: header) else { return .unknownToken }
-        let subject = state.withLock { $0.clients[clientID]?.softwareStatementSubject }
-        if let listed = applicationServiceProviders(subject) {
-            return listed.contains(serviceProvider) ? .granted(clientID: clientID) : .otherServiceProvider
-        }
-        let bound = state.withLock { state -> String in
-            if let bound = state.boundServiceProviders[clientID] { return bound }
+        return state.withLock { state -> BearerAccess in
+            // The application and the binding in one step, so that no sweep of the client table comes between them.
+            guard let client = state.clients[clientID] else { return .unknownToken }
+            if let listed = applicationServiceProviders(client.softwareStatementSubject) {
+                return listed.contains(serviceProvider) ? .granted(clientID: clientID) : .otherServiceProvider
+            }
+            // Once a configuration lists applications, an application it does not list is good nowhere.
+            if applicationServiceProviders(nil) != nil { return .otherServiceProvider }
+            if let bound = state.boundServiceProviders[clientID] {
+                return bound == serviceProvider ? .granted(clientID: clientID) : .otherServiceProvider
+            }
             // Bounded by the client table: a binding goes with its client.
             if state.boundServiceProviders.count >= maximumClients {
                 state.boundServiceProviders = state.boundServiceProviders.filter { state.clients[$0.key] != nil }
             }
             state.boundServiceProviders[clientID] = serviceProvider
-            return serviceProvider
+            return .granted(clientID: clientID)
         }
-        return bound == serviceProvider ? .granted(clientID: clientID) : .otherServiceProvider
     }
 
     /// The registered application (its software statement's `sub`) of the client an `Authorization: Bearer` value

@@ -178,7 +178,8 @@ public struct LocalIdentityProvider: Sendable {
     /// here, so it only returns to `redirectUrl` when a requestor registered that URL (never an open redirect), or
     /// says the viewer is signed out.
     func logoutPage(_ mvpd: ServiceProviderConfiguration.MVPD, redirectURL: String?) -> Response {
-        if let redirectURL, configuration.requestors.contains(where: { $0.allowsRedirect(to: redirectURL) }) {
+        // Only the requestors this MVPD serves may send its viewers back to their pages.
+        if let redirectURL, configuration.requestors.contains(where: { $0.mvpds.contains(mvpd.id) && $0.allowsRedirect(to: redirectURL) }) {
             return Response(status: .found, headers: [.location: redirectURL, .cacheControl: "no-store"])
         }
         return HTMLPage.page(

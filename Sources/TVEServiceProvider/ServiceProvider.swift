@@ -132,7 +132,11 @@ public struct ServiceProvider: Sendable {
     /// What the `Authorization: Bearer` value `header` may do on `requestor`'s routes: an access token is good on the
     /// requestors of its registered application only (``ServiceProviderConfiguration/Requestor/applications``).
     func access(bearer header: String?, requestor: String) -> ClientRegistry.BearerAccess {
-        registry.access(bearer: header, serviceProvider: requestor) { subject in subject.flatMap { applicationServiceProviders[$0] } }
+        registry.access(bearer: header, serviceProvider: requestor) { subject in
+            // nil asks whether any application is listed at all.
+            guard let subject else { return applicationServiceProviders.isEmpty ? nil : [] }
+            return applicationServiceProviders[subject]
+        }
     }
 
     /// Registers an API handler; the ``ServiceProviderError`` it throws answers itself in the group's shape

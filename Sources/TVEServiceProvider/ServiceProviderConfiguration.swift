@@ -112,6 +112,9 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         /// application that no requestor lists is bound to the first requestor its client calls; a token used on
         /// any other requestor is refused with 401 `invalid_access_token_service_provider`.
         public var applications: [String]?
+        /// The REST API v2 single-sign-on group: the requestors of one group share the logins made with a platform
+        /// identity or a service token (a programmer's channels); requestors that name no group form one group.
+        public var singleSignOnGroup: String?
 
         /// Adobe's SDK redirect URLs.
         public static let defaultRedirectURLs = ["adobepass://ios.app", "adobepass://android.app"]
@@ -122,8 +125,9 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         public init(
             id: String, mvpds: [String], resources: [String]? = nil, encryptedMetadataKeys: [String]? = nil,
             metadataEncryption: String? = nil, clientlessCredentials: [ClientlessCredential]? = nil, redirectURLs: [String]? = nil,
-            name: String? = nil, domains: [String]? = nil, applications: [String]? = nil
+            name: String? = nil, domains: [String]? = nil, applications: [String]? = nil, singleSignOnGroup: String? = nil
         ) {
+            self.singleSignOnGroup = singleSignOnGroup
             self.applications = applications
             self.id = id
             self.mvpds = mvpds
@@ -175,8 +179,8 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
     public var throttling: Bool
     /// The most resources one `GET /api/v1/preauthorize` may ask about.
     public var maximumPreauthorizeResources: Int
-    /// Throttle by the first `X-Forwarded-For` address instead of the peer's. Only behind a proxy you run: any client
-    /// can write the header. Off by default.
+    /// Throttle by the last `X-Forwarded-For` address (the one a proxy appends) instead of the peer's. Only behind a
+    /// proxy you run, that appends: any client can write the entries before. Off by default.
     public var trustsForwardedFor: Bool
     /// Hold REST API v2 callers to Adobe's contract file to the letter, instead of Adobe's service's leniency: client
     /// registration requires `X-Device-Info`, and the v2 routes the file marks require an `X-Device-Info` with each of

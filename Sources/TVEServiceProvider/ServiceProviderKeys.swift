@@ -13,21 +13,23 @@ public struct ServiceProviderKeys: Sendable {
     public var metadataEncryptionKey: RSAPublicKey?
     /// Keys whose signed requestor IDs (legacy SDKs) are accepted instead of a Bearer token.
     public var requestorSigningKeys: [RSAPublicKey]
-    /// Keys whose `Adobe-Subject-Token` JWTs (REST API v2 single sign-on with a platform identity) are accepted.
-    public var platformIdentityKeys: [RSAPublicKey]
-    /// Keys whose `AD-Service-Token` JWTs (REST API v2 single sign-on with a service token) are accepted.
-    public var serviceTokenKeys: [RSAPublicKey]
+    /// The platform identity services whose `Adobe-Subject-Token` JWTs (REST API v2 single sign-on with a platform
+    /// identity) are accepted: each issuer (`iss`) with its keys. A token verifies only under its own issuer's keys.
+    public var platformIdentityIssuers: [String: [RSAPublicKey]]
+    /// The identity services whose `AD-Service-Token` JWTs (REST API v2 single sign-on with a service token) are
+    /// accepted: each issuer (`iss`) with its keys. A token verifies only under its own issuer's keys.
+    public var serviceTokenIssuers: [String: [RSAPublicKey]]
 
     /// The key material. Without `metadataEncryptionKey` metadata is served in clear; without `requestorSigningKeys`
-    /// no signed requestor ID is accepted; without `platformIdentityKeys` or `serviceTokenKeys`, no single-sign-on token
-    /// of that kind is.
+    /// no signed requestor ID is accepted; without `platformIdentityIssuers` or `serviceTokenIssuers`, no single-sign-on
+    /// token of that kind is.
     public init(
         mediaTokenSigningKey: RSAPrivateKey, identityProviderSigningKey: RSAPrivateKey, softwareStatementKeys: [RSAPublicKey],
-        metadataEncryptionKey: RSAPublicKey? = nil, requestorSigningKeys: [RSAPublicKey] = [], platformIdentityKeys: [RSAPublicKey] = [],
-        serviceTokenKeys: [RSAPublicKey] = []
+        metadataEncryptionKey: RSAPublicKey? = nil, requestorSigningKeys: [RSAPublicKey] = [],
+        platformIdentityIssuers: [String: [RSAPublicKey]] = [:], serviceTokenIssuers: [String: [RSAPublicKey]] = [:]
     ) {
-        self.platformIdentityKeys = platformIdentityKeys
-        self.serviceTokenKeys = serviceTokenKeys
+        self.platformIdentityIssuers = platformIdentityIssuers
+        self.serviceTokenIssuers = serviceTokenIssuers
         self.mediaTokenSigningKey = mediaTokenSigningKey
         self.identityProviderSigningKey = identityProviderSigningKey
         self.softwareStatementKeys = softwareStatementKeys

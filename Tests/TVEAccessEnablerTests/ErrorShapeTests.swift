@@ -19,3 +19,14 @@ struct ErrorShapeTests {
             error.description == "AccessEnablerError.CFG429: HTTP 429 three times (TVEAccessEnablerTests/ErrorShapeTests.swift:\(line))")
     }
 }
+
+@Test("singleSignOnCredentialIsNeverPrinted: a single-sign-on credential's description, debug description and mirror hide the token")
+func singleSignOnCredentialIsNeverPrinted() {
+    for credential in [SingleSignOnCredential.platformIdentity("secret.jwt.value"), .serviceToken("secret.jwt.value")] {
+        var dumped = ""
+        dump(credential, to: &dumped)
+        for text in [String(describing: credential), String(reflecting: credential), "\(credential)", dumped] {
+            #expect(!text.contains("secret.jwt.value"), "\(text)")
+        }
+    }
+}

@@ -129,11 +129,9 @@ struct V2LeniencyTests {
     func tokenCrossingServiceProviders() async throws {
         var configuration = ServiceProviderConfiguration.sandbox
         configuration.requestors.append(.init(id: "tvekit-other", mvpds: ["SandboxCable"]))
-        configuration.requestors.append(.init(id: "tvekit-family-a", mvpds: ["SandboxCable"], applications: ["family-app"]))
-        configuration.requestors.append(.init(id: "tvekit-family-b", mvpds: ["SandboxCable"], applications: ["family-app"]))
         try await withSandbox(configuration) { sandbox in
             let tv = V2Device(sandbox)
-            // The harness's app (listed nowhere) is bound to the first service provider it calls.
+            // With no application listed anywhere, the harness's app is bound to the first service provider it calls.
             #expect(try await tv.raw("GET", "tvekit-sandbox/profiles").status == 200)
             let crossing = try await tv.raw("GET", "tvekit-other/profiles")
             #expect(crossing.status == 401 && crossing.json["code"] as? String == "invalid_access_token_service_provider")
@@ -143,13 +141,21 @@ struct V2LeniencyTests {
                 "GET", "api/v1/checkauthn", query: [("requestor", "tvekit-other"), ("deviceId", "d")],
                 headers: ["Authorization": sandbox.bearer])
             #expect(v1.status == 401)
-            // An application the configuration lists is good on its service providers, and only there, from its first call.
+        }
+        // Once the configuration lists applications, a listed one is good on its service providers from its first call,
+        // and an unlisted one nowhere.
+        configuration.requestors.append(.init(id: "tvekit-family-a", mvpds: ["SandboxCable"], applications: ["family-app"]))
+        configuration.requestors.append(.init(id: "tvekit-family-b", mvpds: ["SandboxCable"], applications: ["family-app"]))
+        try await withSandbox(configuration) { sandbox in
             let family = try await registerApp(sandbox.http.base, keys: sandbox.keys, clock: sandbox.clock, subject: "family-app")
             let member = V2Device(sandbox, bearer: family)
             #expect(try await member.raw("GET", "tvekit-family-b/profiles").status == 200)
             #expect(try await member.raw("GET", "tvekit-family-a/profiles").status == 200)
             #expect(
                 try await member.raw("GET", "tvekit-sandbox/profiles").json["code"] as? String == "invalid_access_token_service_provider")
+            let unlisted = V2Device(sandbox)
+            #expect(
+                try await unlisted.raw("GET", "tvekit-sandbox/profiles").json["code"] as? String == "invalid_access_token_service_provider")
         }
     }
 

@@ -19,10 +19,10 @@ struct V2SingleSignOnTests {
 
     static func token(
         _ sandbox: ProviderHarness, key: RSAPrivateKey, subject: String = "jane", audience: String = "Adobe", issuedAgo: Int64 = 0,
-        lifetime: Int64 = 3600
+        lifetime: Int64 = 3600, issuer: String = SandboxKeys.identityIssuer
     ) throws -> String {
         try SingleSignOnToken.issue(
-            issuer: "identity.tvekit.test", subject: subject, audience: audience,
+            issuer: issuer, subject: subject, audience: audience,
             issuedAt: sandbox.clock.nowMilliseconds / 1000 - issuedAgo,
             lifetime: lifetime, signingKey: key
         ).jwt.compact
@@ -114,6 +114,10 @@ struct V2SingleSignOnTests {
                 ("wrong audience", try Self.token(sandbox, key: method.key, audience: "Someone")),
                 ("too long-lived", try Self.token(sandbox, key: method.key, lifetime: 7 * 86_400)),
                 ("an iat at Int64's end (exp - iat would overflow)", try Self.extremeToken(method.key, sandbox)),
+                (
+                    "an issuer not trusted here, with a trusted key",
+                    try Self.token(sandbox, key: method.key, issuer: "other-identity.example")
+                ),
                 ("not a JWT", "not-a-jwt"), ("alg none", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJqYW5lIn0."),
             ]
             let tv = V2Device(sandbox)
@@ -139,11 +143,16 @@ struct V2SingleSignOnTests {
             let owner = V2Device(sandbox, name: "owner")
             #expect(try await owner.raw("GET", "tvekit-sandbox/profiles", headers: Self.headers(owner, method.header, token)).status == 200)
             #expect(try await owner.raw("GET", "tvekit-sandbox/profiles", headers: Self.headers(owner, method.header, token)).status == 200)
-            // The same registration with another device header is the same app; another registration (a copy of the token
-            // in another app or on another device) is refused.
-            let sameApp = V2Device(sandbox, name: "owner-again")
-            #expect(
-                try await sameApp.raw("GET", "tvekit-sandbox/profiles", headers: Self.headers(sameApp, method.header, token)).status == 200)
+            // Once a call named the device, the token is that device's: the same app on another device is refused.
+            let otherDevice = V2Device(sandbox, name: "other-device")
+            let moved = try await otherDevice.raw(
+                "GET", "tvekit-sandbox/profiles", headers: Self.headers(otherDevice, method.header, token))
+            #expect(moved.status == 400)
+            // The same token with a space or its percent-encoding around it is not a new token.
+            for padded in [token + "%20", "%0A" + token] {
+                let answer = try await owner.raw("GET", "tvekit-sandbox/profiles", headers: Self.headers(owner, method.header, padded))
+                #expect(answer.status == 400, "padded token")
+            }
             let stolen = try await registerApp(sandbox.http.base, keys: sandbox.keys, clock: sandbox.clock)
             let thief = V2Device(sandbox, name: "thief", bearer: stolen)
             let replay = try await thief.raw("GET", "tvekit-sandbox/profiles", headers: Self.headers(thief, method.header, token))
@@ -193,6 +202,24 @@ struct V2SingleSignOnTests {
             #expect(try await tv.profiles()["SandboxCable"]?._type == "regular")
             let decision = try #require(try await tv.decisions("authorize", ["premium-sports"]).first)
             #expect(decision.authorized == true && decision.source == "degradation")
+        }
+    }
+
+    @Test("singleSignOnGroups: requestors of another single-sign-on group do not share a login made with the same identity")
+    func singleSignOnGroups() async throws {
+        var configuration = ServiceProviderConfiguration.sandbox
+        configuration.requestors.append(
+            .init(id: "tvekit-elsewhere", mvpds: ["SandboxCable"], domains: ["adobe.com"], singleSignOnGroup: "another-programmer"))
+        try await withSandbox(configuration) { sandbox in
+            let method = Self.method("service", sandbox.keys)
+            let phone = V2Device(sandbox, name: "phone")
+            try await Self.login(phone, headers: Self.headers(phone, method.header, try Self.token(sandbox, key: method.key)))
+            let other = try await registerApp(sandbox.http.base, keys: sandbox.keys, clock: sandbox.clock, subject: "elsewhere-app")
+            let tv = V2Device(sandbox, name: "elsewhere-tv", bearer: other)
+            let profiles = try await tv.raw(
+                "GET", "tvekit-elsewhere/profiles", headers: Self.headers(tv, method.header, try Self.token(sandbox, key: method.key)))
+            #expect(profiles.status == 200)
+            #expect(((profiles.json["profiles"] as? [String: Any]) ?? [:]).isEmpty)
         }
     }
 }

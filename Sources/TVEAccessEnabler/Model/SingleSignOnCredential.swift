@@ -5,7 +5,7 @@
 /// `serviceTokenSSO`. The flow layer asks for it before each v2 call
 /// (``AsyncAccessEnabler/Configuration/singleSignOnCredential``), so the app can hand over a fresh one; it never stores
 /// or prints it.
-public enum SingleSignOnCredential: Sendable, Hashable {
+public enum SingleSignOnCredential: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The platform identity method: the JWS or JWE the platform's identity service gave, sent as `Adobe-Subject-Token`.
     case platformIdentity(String)
     /// The service token method: the JWS the app's identity service gave, sent as `AD-Service-Token`.
@@ -25,4 +25,18 @@ public enum SingleSignOnCredential: Sendable, Hashable {
         case .platformIdentity(let value), .serviceToken(let value): value
         }
     }
+
+    /// The method, never the token: `platformIdentity(<redacted>)` or `serviceToken(<redacted>)`.
+    public var description: String {
+        switch self {
+        case .platformIdentity: "platformIdentity(<redacted>)"
+        case .serviceToken: "serviceToken(<redacted>)"
+        }
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror without the token, so that `dump` and reflection do not print it.
+    public var customMirror: Mirror { Mirror(self, children: ["method": description]) }
 }

@@ -41,10 +41,14 @@ struct V2DeviceInfo: Sendable, Hashable {
         }
         var values = extracted(userAgent: request.headerFields[.userAgent])
         for (key, value) in given?.values ?? [:] where !value.isEmpty { values[key] = value }
-        return V2DeviceInfo(info: PassAPIv2.DeviceInfo(values: values), source: given == nil ? .request : .merged)
+        let merged = PassAPIv2.DeviceInfo(values: values)
+        // A header near the limit, completed, could pass it: then the header's own values, as given.
+        if let given, merged.header.utf8.count > PassAPIv2.maximumHeaderBytes { return V2DeviceInfo(info: given, source: .header) }
+        return V2DeviceInfo(info: merged, source: given == nil ? .request : .merged)
     }
 
-    /// What a `User-Agent` says of the device, in `X-Device-Info`'s keys; `Unknown` for what it does not say.
+    /// What a `User-Agent` says of the device, in `X-Device-Info`'s keys; `Unknown` for what it does not say. It tells
+    /// nothing of `connectionPort`, which stays missing unless the header gives it.
     static func extracted(userAgent: String?) -> [String: String] {
         let agent = String((userAgent ?? "").prefix(512))
         // (marker, primaryHardwareType, model, vendor, osName, osVendor), the first marker found wins.

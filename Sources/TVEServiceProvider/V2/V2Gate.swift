@@ -118,7 +118,7 @@ struct V2Gate: ServerMiddleware {
             requestor: requestor, clientID: clientID, device: device, deviceInfo: deviceInfo, partnerFrameworkStatus: status,
             tempPassIdentity: identity, address: try Self.address(),
             singleSignOn: try clientID.flatMap { client throws(ServiceProviderError) in
-                try V2SingleSignOn.of(request, provider: provider, clientID: client, device: device)
+                try V2SingleSignOn.of(request, provider: provider, requestor: requestor, clientID: client, device: device)
             })
     }
 

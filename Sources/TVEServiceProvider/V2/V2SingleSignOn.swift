@@ -16,6 +16,12 @@ import TVETokens
 /// that presents it, until it expires, so that a token copied to another app or device is refused as replayed; a bad token is a 400 with the code
 /// `invalid_header_subject_token` or `invalid_header_service_token` (Adobe's list of codes has none for these
 /// headers), never silently ignored. Sending both headers is refused.
+/// Who first presented a single-sign-on token: the client, and the device once a call named one.
+struct V2TokenHolder: Sendable, Hashable {
+    let clientID: String
+    var deviceID: String?
+}
+
 struct V2SingleSignOn: Sendable, Hashable {
     enum Method: String, Sendable, CaseIterable {
         case platformIdentity, serviceToken
@@ -23,8 +29,9 @@ struct V2SingleSignOn: Sendable, Hashable {
         var header: String { self == .platformIdentity ? "Adobe-Subject-Token" : "AD-Service-Token" }
         var profileType: String { self == .platformIdentity ? "platformSSO" : "serviceTokenSSO" }
         var code: String { self == .platformIdentity ? "invalid_header_subject_token" : "invalid_header_service_token" }
-        func keys(_ keys: ServiceProviderKeys) -> [RSAPublicKey] {
-            self == .platformIdentity ? keys.platformIdentityKeys : keys.serviceTokenKeys
+        /// The identity services this method trusts: each issuer (`iss`) with its keys.
+        func issuers(_ keys: ServiceProviderKeys) -> [String: [RSAPublicKey]] {
+            self == .platformIdentity ? keys.platformIdentityIssuers : keys.serviceTokenIssuers
         }
     }
 
@@ -37,7 +44,8 @@ struct V2SingleSignOn: Sendable, Hashable {
 
     /// The identity of a request's single-sign-on header, checked; nil when it carries none.
     static func of(
-        _ request: HTTPRequest, provider: ServiceProvider, clientID: String?, device: PassAPIv2.DeviceIdentifier?
+        _ request: HTTPRequest, provider: ServiceProvider, requestor: ServiceProviderConfiguration.Requestor, clientID: String?,
+        device: PassAPIv2.DeviceIdentifier?
     ) throws(ServiceProviderError) -> V2SingleSignOn? {
         let present = Method.allCases.compactMap { method in
             HTTPField.Name(method.header).flatMap { request.headerFields[$0] }.map { (method, PassAPIv2.headerValue($0)) }
@@ -52,7 +60,12 @@ struct V2SingleSignOn: Sendable, Hashable {
         let token: SingleSignOnToken
         do {
             token = try SingleSignOnToken(compact: value)
-            try token.check(publicKeys: method.keys(provider.keys), now: now / 1000, maximumLifetime: maximumLifetime)
+            // The compact form exactly: no padding or spaces around it, so that one token has one binding key.
+            guard token.jwt.compact == value else { throw MediaTokenError.malformedStatement(reason: "the JWT is not in compact form") }
+            // Only the keys of the token's own issuer: one identity service cannot speak for another's users.
+            let keys = token.issuer.flatMap { method.issuers(provider.keys)[$0] } ?? []
+            guard !keys.isEmpty else { throw MediaTokenError.invalidSignature(reason: "the token's issuer (\"iss\") is not trusted here") }
+            try token.check(publicKeys: keys, now: now / 1000, maximumLifetime: maximumLifetime)
         } catch let error as MediaTokenError {
             throw refuse(error.reason)
         } catch {
@@ -61,16 +74,29 @@ struct V2SingleSignOn: Sendable, Hashable {
         guard let issuer = token.issuer, let subject = token.subject, let expires = token.jwt.expiresAt else {
             throw refuse("the token lacks iss, sub or exp")
         }
-        // Bound to the first client that presents it (not to the device header, which some calls do not carry), until it expires.
-        let holder = clientID ?? ""
-        let tokenKey = hex(value)
-        let bound = provider.v2.singleSignOnTokens.withLock { table -> String? in
-            if case .live(let first, _) = table.lookup(tokenKey, now: now) { return first }
-            return table.insert(tokenKey, holder, expires: expires * 1000, now: now) ? holder : nil
+        // Bound to the first client that presents it and, from the first call that names a device, to that device
+        // (the configuration call carries no device header), until it expires.
+        let tokenKey = hex(token.jwt.compact)
+        let device = device?.fingerprint
+        let accepted = provider.v2.singleSignOnTokens.withLock { table -> Bool? in
+            var holder = V2TokenHolder(clientID: clientID ?? "", deviceID: device)
+            if case .live(let first, _) = table.lookup(tokenKey, now: now) {
+                guard first.clientID == holder.clientID else { return false }
+                switch (first.deviceID, device) {
+                case (let bound?, let presented?) where bound != presented: return false
+                case (nil, _?): break  // the first call that names the device binds it
+                default: return true
+                }
+            } else {
+                holder.deviceID = device
+            }
+            return table.insert(tokenKey, holder, expires: expires * 1000, now: now) ? true : nil
         }
-        guard let bound else { throw ServiceProviderError.busy }
-        guard bound == holder else { throw refuse("the token was presented by another client first (replayed)") }
-        return V2SingleSignOn(method: method, key: "sso\u{0}" + method.rawValue + "\u{0}" + hex(issuer + "\u{0}" + subject))
+        guard let accepted else { throw ServiceProviderError.busy }
+        guard accepted else { throw refuse("the token was presented by another app or device first (replayed)") }
+        let group = requestor.singleSignOnGroup ?? ""
+        return V2SingleSignOn(
+            method: method, key: "sso\u{0}" + method.rawValue + "\u{0}" + hex(group + "\u{0}" + issuer + "\u{0}" + subject))
     }
 
     static func hex(_ text: String) -> String {

@@ -71,7 +71,7 @@ final class V2State: Sendable {
     /// When a TempPass was first used, by requestor, MVPD and device (or promotional identity).
     let tempPasses: Locked<ExpiringTable<Int64>>
     /// The client and device each single-sign-on token was first presented by, by the token's SHA-256, until it expires.
-    let singleSignOnTokens: Locked<ExpiringTable<String>>
+    let singleSignOnTokens: Locked<ExpiringTable<V2TokenHolder>>
 
     init(capacity: Int) {
         singleSignOnTokens = Locked(.init(capacity: capacity))
