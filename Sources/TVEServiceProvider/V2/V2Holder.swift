@@ -23,10 +23,11 @@ extension V2Caller {
             requestor: requestor, clientID: clientID, deviceID: deviceID, singleSignOn: singleSignOn, tempPassIdentity: tempPassIdentity)
     }
 
-    /// The device that created `session`, with the identities this call carries.
+    /// The device that created `session`, with the promotional TempPass identity this call carries; not the call's
+    /// single-sign-on identity, which is bound to the calling device, not to the session's.
     func holder(of session: V2AuthenticationSession) -> V2Holder {
         V2Holder(
-            requestor: requestor, clientID: session.clientID, deviceID: session.deviceID, singleSignOn: singleSignOn,
+            requestor: requestor, clientID: session.clientID, deviceID: session.deviceID, singleSignOn: nil,
             tempPassIdentity: tempPassIdentity)
     }
 }
