@@ -5,9 +5,9 @@ import Testing
 @Suite("tvekit serve --degraded")
 struct ServeDegradedTests {
     @Test("tvekit serve --degraded refuses an unknown MVPD and a rule that is not AuthNAll, AuthZAll or AuthZNone")
-    func refusesUnknownRules() throws {
+    func refusesUnknownRules() async throws {
         for value in ["NoSuchMVPD", "SandboxCable:AuthZSome", "NoSuchMVPD:AuthZAll"] {
-            let outcome = try CLI.run(["serve", "--port", "0", "--degraded", value])
+            let outcome = try await CLI.running(["serve", "--port", "0", "--degraded", value])
             #expect(outcome.status != 0, "\(value)")
             #expect(outcome.stderr.contains("--degraded"), "\(value)")
         }
