@@ -35,6 +35,16 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         public var promotionalTempPass: Bool?
         /// Start with degraded access on for this MVPD (REST API v2; see ``DegradedAccess``, which switches it at run time).
         public var degradedAccess: Bool?
+        /// Whether the MVPD has a logout endpoint (default `true`). Without one, a REST API v2 logout is `complete`
+        /// with no page to open (Adobe's "dummy logout").
+        public var hasLogoutEndpoint: Bool?
+        /// A promotional TempPass's limit of resources: how many different resources one viewer may be authorized
+        /// for (REST API v2; 1 to 1,000); no limit when absent. Past it, a new resource's decision fails with
+        /// `temporary_access_resources_limit_exceeded`.
+        public var tempPassResourceLimit: Int?
+        /// Stands for a TempPass whose configuration at Adobe is invalid (a testing switch): it can be chosen, but its
+        /// profiles and decisions answer 500 `invalid_configuration_temporary_access`.
+        public var tempPassConfigurationInvalid: Bool?
 
         /// The SAML entity ID of this MVPD's identity provider (local).
         public var idpEntityID: String { "urn:tvekit:idp:" + id }
@@ -44,9 +54,13 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
             id: String, displayName: String, logoURL: String? = nil, enablePlatformServices: Bool? = nil,
             boardingStatus: String? = nil, platformMappingId: String? = nil, requiredMetadataFields: [String]? = nil,
             users: [User] = [], deniedResources: [String: String]? = nil, isTempPass: Bool? = nil, tempPassDuration: Int64? = nil,
-            promotionalTempPass: Bool? = nil, degradedAccess: Bool? = nil
+            promotionalTempPass: Bool? = nil, degradedAccess: Bool? = nil, hasLogoutEndpoint: Bool? = nil,
+            tempPassResourceLimit: Int? = nil, tempPassConfigurationInvalid: Bool? = nil
         ) {
             self.degradedAccess = degradedAccess
+            self.hasLogoutEndpoint = hasLogoutEndpoint
+            self.tempPassResourceLimit = tempPassResourceLimit
+            self.tempPassConfigurationInvalid = tempPassConfigurationInvalid
             self.id = id
             self.displayName = displayName
             self.logoURL = logoURL
@@ -267,6 +281,7 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
         for mvpd in mvpds where mvpd.tempPassDuration.map({ !(1...31_536_000).contains($0) }) ?? false {
             problems.append("MVPD \(mvpd.id): tempPassDuration must be 1 to 31536000 seconds")
         }
+        problems += mvpds.flatMap(\.tempPassProblems)
         if Set(requestors.map(\.id)).count != requestors.count { problems.append("requestor ids repeat") }
         if Set(mvpds.map(\.id)).count != mvpds.count { problems.append("MVPD ids repeat") }
         for (name, value, year) in [
@@ -295,7 +310,7 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
     }
 
     /// The built-in sandbox: one requestor, four MVPDs: one with a login, one boarded for platform SSO, a TempPass of an
-    /// hour and a promotional TempPass of ten minutes (the TempPasses in REST API v2 only). The requestor's domains are
+    /// hour and a promotional TempPass of ten minutes and five resources (the TempPasses in REST API v2 only). The requestor's domains are
     /// `adobe.com` (so that Adobe's documented samples, `domainName=adobe.com&redirectUrl=https://adobe.com`, work as
     /// written) and `tvekit.test`.
     public static let sandbox = ServiceProviderConfiguration(
@@ -330,7 +345,7 @@ public struct ServiceProviderConfiguration: Codable, Sendable, Hashable {
             MVPD(id: "SandboxTempPass", displayName: "Sandbox TempPass", isTempPass: true, tempPassDuration: 3600),
             MVPD(
                 id: "SandboxPromoPass", displayName: "Sandbox Promotional TempPass", isTempPass: true, tempPassDuration: 600,
-                promotionalTempPass: true),
+                promotionalTempPass: true, tempPassResourceLimit: 5),
         ])
 }
 

@@ -116,7 +116,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
-            "Start with degraded access on for this MVPD (REST API v2: access granted by Adobe's degradation rule while the MVPD is down). Repeat for several."
+            "Start with degraded access on for this MVPD, as MVPD[:RULE] with Adobe's rule AuthNAll (the default), AuthZAll or AuthZNone (REST API v2: access decided by the rule while the MVPD is down). Repeat for several."
     )
     var degraded: [String] = []
 
@@ -258,11 +258,17 @@ struct ServeCommand: AsyncParsableCommand {
             configuration = .sandbox
         }
         if strict { configuration.strict = true }
-        for mvpd in degraded {
-            guard let index = configuration.mvpds.firstIndex(where: { $0.id == mvpd }) else {
-                throw CLIError(.invalidArgument, "--degraded: no MVPD '\(mvpd)' in the configuration")
+        var rules: [(String, DegradedAccess.Mode)] = []
+        for value in degraded {
+            // MVPD or MVPD:RULE (an MVPD ID with a colon is taken whole).
+            let split = value.lastIndex(of: ":").map { (String(value[..<$0]), String(value[value.index(after: $0)...])) }
+            let (mvpd, rule) = configuration.mvpds.contains(where: { $0.id == value }) ? (value, "AuthNAll") : split ?? (value, "AuthNAll")
+            guard configuration.mvpds.contains(where: { $0.id == mvpd }), let mode = DegradedAccess.Mode(rawValue: rule) else {
+                throw CLIError(
+                    .invalidArgument,
+                    "--degraded: no MVPD '\(mvpd)' in the configuration, or '\(rule)' is not AuthNAll, AuthZAll or AuthZNone")
             }
-            configuration.mvpds[index].degradedAccess = true
+            rules.append((mvpd, mode))
         }
         if !["127.0.0.1", "::1", "localhost"].contains(host) {
             Output.progress(
@@ -281,7 +287,9 @@ struct ServeCommand: AsyncParsableCommand {
         Output.progress("app-side keys and software statement in \(directory)")
         let router = Router(context: ServerRequestContext.self)
         router.middlewares.add(RequestLogMiddleware(log: log))
-        try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys).addRoutes(to: router)
+        let provider = try ServiceProvider(configuration: configuration, keys: keys.serviceProviderKeys)
+        for (mvpd, mode) in rules { provider.degradedAccess.begin(mvpd: mvpd, mode: mode) }
+        provider.addRoutes(to: router)
         try VerificationService(
             trustedKeys: [keys.mediaTokenKey.publicKey], requestorIDs: configuration.requestors.map(\.id), clockSkew: .seconds(skew)
         ).addRoutes(to: router)

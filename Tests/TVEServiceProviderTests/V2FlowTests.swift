@@ -52,7 +52,7 @@ struct V2FlowTests {
             let encrypted = try #require(profile.attributes.additionalProperties["zip"]?.value?.value as? String)
             let decryptor = MetadataDecryptor(privateKey: sandbox.keys.metadataKey)
             #expect(try decryptor.decryptValue(encrypted) == .array([.string("12345")]))
-            #expect(try await tv.profiles()["SandboxCable"]?.issuer == "urn:tvekit:idp:SandboxCable")
+            #expect(try await tv.profiles()["SandboxCable"]?.issuer == "SandboxCable")
 
             // Authorize: one decision with a media token whose window is the token's own.
             let decisions = try await tv.decisions("authorize", ["news"])

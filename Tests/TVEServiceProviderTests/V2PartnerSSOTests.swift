@@ -77,14 +77,15 @@ struct V2PartnerSSOTests {
     }
 
     @Test(
-        "fallbacks: no grant or no provider → pfs_fallback, a provider not boarded → configuration_fallback, both classic sessions",
+        "fallbacks: no grant or no provider → pfs_fallback, a provider not boarded → configuration_fallback, both classic sessions for the MVPD the status names (else the one boarded MVPD)",
         arguments: [
-            (nil as String?, "pfs_fallback"), (V2PartnerSSOTests.status("denied"), "pfs_fallback"),
-            (V2PartnerSSOTests.status("notDetermined"), "pfs_fallback"),
-            (V2PartnerSSOTests.status(provider: nil), "pfs_fallback"),
-            (V2PartnerSSOTests.status(provider: "no-such-provider"), "configuration_fallback"),
+            (nil as String?, "pfs_fallback", "SandboxSSO" as String?), (V2PartnerSSOTests.status("denied"), "pfs_fallback", "SandboxSSO"),
+            (V2PartnerSSOTests.status("notDetermined"), "pfs_fallback", "SandboxSSO"),
+            (V2PartnerSSOTests.status(provider: nil), "pfs_fallback", "SandboxSSO"),
+            (V2PartnerSSOTests.status(provider: "no-such-provider"), "configuration_fallback", nil),
+            (V2PartnerSSOTests.status(provider: "SandboxCable"), "configuration_fallback", "SandboxCable"),
         ])
-    func fallbacks(status: String?, reason: String) async throws {
+    func fallbacks(status: String?, reason: String, mvpd: String?) async throws {
         try await withSandbox { sandbox in
             let tv = V2Device(sandbox)
             var headers = tv.headers
@@ -92,9 +93,27 @@ struct V2PartnerSSOTests {
             let session = try await tv.raw("POST", "tvekit-sandbox/sessions/sso/Apple", form: Self.sessionForm, headers: headers)
             #expect(session.status == 200)
             #expect(session.json["reasonType"] as? String == reason)
-            #expect(session.json["actionName"] as? String == "resume")
-            #expect(session.json["missingParameters"] as? [String] == ["mvpd"])
+            #expect(session.json["mvpd"] as? String == mvpd)
+            #expect(session.json["actionName"] as? String == (mvpd == nil ? "resume" : "authenticate"))
+            #expect(session.json["missingParameters"] as? [String] == (mvpd == nil ? ["mvpd"] : nil))
             #expect(session.json["code"] as? String != nil)
+        }
+    }
+
+    @Test("missing parameters: a granted partner session without redirectUrl falls back to a session to resume, for the boarded MVPD")
+    func missingParametersFallback() async throws {
+        try await withSandbox { sandbox in
+            let tv = V2Device(sandbox)
+            var headers = tv.headers
+            headers["AP-Partner-Framework-Status"] = Self.status()
+            let session = try await tv.raw(
+                "POST", "tvekit-sandbox/sessions/sso/Apple", form: [("domainName", "adobe.com")], headers: headers)
+            #expect(session.status == 200)
+            #expect(session.json["actionName"] as? String == "resume" && session.json["actionType"] as? String == "direct")
+            #expect(session.json["reasonType"] as? String == "missing_parameters_fallback")
+            #expect(session.json["missingParameters"] as? [String] == ["redirectUrl"])
+            let code = try #require(session.json["code"] as? String)
+            #expect(session.json["url"] as? String == "/api/v2/tvekit-sandbox/sessions/\(code)")
         }
     }
 

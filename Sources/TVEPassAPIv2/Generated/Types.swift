@@ -435,6 +435,10 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/ConfigurationResponse`.
         public struct ConfigurationResponse: Codable, Hashable, Sendable {
+            /// The device type of the call, from its device information (TVEKit overlay: Adobe's page documents it as required, its file does not).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ConfigurationResponse/device`.
+            public var device: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ConfigurationResponse/os`.
             public var os: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ConfigurationResponse/platform`.
@@ -448,18 +452,21 @@ extension Components {
             /// Creates a new `ConfigurationResponse`.
             ///
             /// - Parameters:
+            ///   - device: The device type of the call, from its device information (TVEKit overlay: Adobe's page documents it as required, its file does not).
             ///   - os:
             ///   - platform:
             ///   - platformCategory:
             ///   - requestor:
             ///   - sdkType:
             public init(
+                device: Swift.String? = nil,
                 os: Swift.String? = nil,
                 platform: Swift.String? = nil,
                 platformCategory: Swift.String? = nil,
                 requestor: Components.Schemas.ProgrammerType? = nil,
                 sdkType: Swift.String? = nil
             ) {
+                self.device = device
                 self.os = os
                 self.platform = platform
                 self.platformCategory = platformCategory
@@ -467,6 +474,7 @@ extension Components {
                 self.sdkType = sdkType
             }
             public enum CodingKeys: String, CodingKey {
+                case device
                 case os
                 case platform
                 case platformCategory
@@ -1937,7 +1945,7 @@ extension Components {
             /// If the streaming device platform has limitations in providing a value, then an application will have to resume the authentication session and provide a valid value.
             ///
             /// - Remark: Generated from `#/components/schemas/retrieveVerificationTokenUsingPOST_request/domainName`.
-            public var domainName: Swift.String
+            public var domainName: Swift.String?
             /// The final redirect URL to which the user agent navigates when the authentication flow for the MVPD is completed.
             ///
             /// The value must be URL-encoded.
@@ -1945,15 +1953,15 @@ extension Components {
             /// If the streaming device platform has limitations in providing a value, then an application will have to resume the authentication session and provide a valid value.
             ///
             /// - Remark: Generated from `#/components/schemas/retrieveVerificationTokenUsingPOST_request/redirectUrl`.
-            public var redirectUrl: Swift.String
+            public var redirectUrl: Swift.String?
             /// Creates a new `RetrieveVerificationTokenUsingPOSTRequest`.
             ///
             /// - Parameters:
             ///   - domainName: The originating domain of the application performing MVPD login.
             ///   - redirectUrl: The final redirect URL to which the user agent navigates when the authentication flow for the MVPD is completed.
             public init(
-                domainName: Swift.String,
-                redirectUrl: Swift.String
+                domainName: Swift.String? = nil,
+                redirectUrl: Swift.String? = nil
             ) {
                 self.domainName = domainName
                 self.redirectUrl = redirectUrl

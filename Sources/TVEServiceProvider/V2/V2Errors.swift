@@ -52,9 +52,10 @@ enum V2Errors {
     static let profileMissing = ServiceProviderError(
         status: 403, code: "authenticated_profile_missing", message: "User not Authenticated Error",
         details: "no authenticated profile for this device and MVPD", action: .authentication)
-    static let tempPassExpired = ServiceProviderError(
-        status: 403, code: "temporary_access_duration_limit_exceeded", message: "User not Authorized Error",
-        details: "the temporary pass of this device has run out", action: .authentication)
+    static let deniedByDegradationRule = ServiceProviderError(
+        status: 403, code: "authorization_denied_by_degradation_rule",
+        message: "The integration has an AuthZNone rule applied for the requested resources",
+        details: "degraded access denies every authorization with this MVPD (AuthZNone)", action: .none)
 
     /// The v2 code of a v1 decision error.
     static func decision(_ error: ServiceProviderError, preauthorization: Bool) -> ServiceProviderError {

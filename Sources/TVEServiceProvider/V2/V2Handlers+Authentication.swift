@@ -54,7 +54,7 @@ extension ServiceProvider {
         let now = clock.nowMilliseconds
         let profile = V2Profile(
             mvpd: mvpd.id, userID: assertion.nameID, sessionGUID: UUID().uuidString.lowercased(), notBefore: now,
-            notAfter: authenticationExpiry(assertion, now: now), type: "regular", issuer: mvpd.idpEntityID)
+            notAfter: authenticationExpiry(assertion, now: now), type: "regular", issuer: mvpd.id)
         let session = try v2.sessions.withLock { table -> Result<V2AuthenticationSession, ServiceProviderError> in
             guard case .live(var session, _) = table.lookup(code, now: now), session.profile == nil else {
                 return .failure(

@@ -8,10 +8,11 @@ import TVETokens
 
 extension V2Handlers {
     /// `GET /api/v2/{serviceProvider}/logout/{mvpd}?redirectUrl=`: removes the device's profile with the MVPD and says
-    /// what is left to do: `logout` (open the MVPD's logout page, which returns to `redirectUrl`), `complete` (nothing:
-    /// a TempPass, or no page to return to), `partner_logout` (an Apple single sign-on profile: the viewer signs out
-    /// in the platform's settings; with the MVPD's page too when there is one to return from), or `invalid` (there was
-    /// no profile).
+    /// what is left to do, with Adobe's action types: `logout` (`interactive`: open the MVPD's logout page, which
+    /// returns to `redirectUrl`), `partner_logout` (`partner_interactive`: an Apple single sign-on profile, the viewer
+    /// signs out in the platform's settings; with the MVPD's page too when there is one to return from), `complete`
+    /// (`none`: a TempPass, degraded access with the AuthNAll rule, an MVPD without a logout endpoint, or no page to
+    /// return to), or `invalid` (`none`: there was no profile).
     func getLogoutForMvpdUsingGET(_ input: Operations.GetLogoutForMvpdUsingGET.Input) async throws
         -> Operations.GetLogoutForMvpdUsingGET.Output
     {
@@ -21,22 +22,24 @@ extension V2Handlers {
         // The device's profile, and the one its single-sign-on identity holds: a logout ends single sign-on too.
         let own = state.removeProfile(mvpd.id, for: try caller.deviceKey(), now: now)
         let shared = caller.singleSignOn.flatMap { state.removeProfile(mvpd.id, for: $0.key, now: now) }
-        let removed = own ?? shared
-        var logout = Components.Schemas.MvpdLogoutResponse(actionName: "complete", actionType: "direct", mvpd: mvpd.id)
-        switch removed?.type {
-        case nil:
+        // Under AuthNAll the device holds the rule's profile whatever it held, and the MVPD (its logout page too) is down.
+        let degraded = mvpd.isTempPass != true && provider.degradedAccess.authenticatingSince(mvpd.id) != nil
+        var logout = Components.Schemas.MvpdLogoutResponse(actionName: "complete", actionType: "none", mvpd: mvpd.id)
+        switch (own ?? shared)?.type {
+        case nil where !degraded:
             logout.actionName = "invalid"
-            logout.actionType = "none"
         case "appleSSO"?:
             // As Adobe's service: the viewer signs out in the platform's settings, and the MVPD's page, when there is
             // one to return from, ends the MVPD's own session.
             logout.actionName = "partner_logout"
-            logout.actionType = "interactive"
-            logout.url = input.query.redirectUrl.map { Self.logoutPage(mvpd.id, returningTo: $0) }
+            logout.actionType = "partner_interactive"
+            if mvpd.hasLogoutEndpoint != false, !degraded {
+                logout.url = input.query.redirectUrl.map { Self.logoutPage(mvpd.id, returningTo: $0) }
+            }
         case "temporary"?:
             break
         default:
-            if let url = input.query.redirectUrl {
+            if !degraded, mvpd.hasLogoutEndpoint != false, let url = input.query.redirectUrl {
                 logout.actionName = "logout"
                 logout.actionType = "interactive"
                 logout.url = Self.logoutPage(mvpd.id, returningTo: url)

@@ -46,48 +46,51 @@ extension V2Handlers {
     }
 
     /// `POST /api/v2/{serviceProvider}/sessions/sso/Apple` (`domainName`, `redirectUrl`): with the viewer's grant and a
-    /// boarded MVPD, a `partner_profile` session whose SAML request the app hands the partner; otherwise the documented
-    /// fallback, a classic session (`pfs_fallback` when the partner status does not allow single sign-on,
-    /// `configuration_fallback` when the MVPD is not boarded for it).
+    /// boarded MVPD, a `partner_profile` session (`url`: where its profile is made) whose SAML request the app hands the
+    /// partner; with the AuthNAll degradation rule on that MVPD, `authorize` (`degraded`); otherwise the documented
+    /// fallbacks, a classic session: `pfs_fallback` when the partner status does not allow single sign-on,
+    /// `configuration_fallback` when the named MVPD is not boarded for it, `missing_parameters_fallback` (a session to
+    /// resume) when the form lacks `domainName` or `redirectUrl`.
+    ///
+    /// **Choice:** a fallback session is for the MVPD the partner's provider ID names (its `platformMappingId`, else
+    /// its ID); when the status names none (access denied), for the requestor's one MVPD boarded for the partner when
+    /// it has exactly one, as Adobe's sample answers `authenticate` for that MVPD; else for no MVPD (`resume`).
     func retrieveVerificationTokenUsingPOST(_ input: Operations.RetrieveVerificationTokenUsingPOST.Input) async throws
         -> Operations.RetrieveVerificationTokenUsingPOST.Output
     {
         guard input.path.partner == Self.partner else { throw V2Errors.invalidPartner }
         let caller = try V2Caller.get()
-        guard case .urlEncodedForm(let form) = input.body else {
-            throw V2Errors.badRequest("invalid_parameter_redirect_url", "domainName and redirectUrl are required")
-        }
-        let parameters = try SessionParameters(nil, form.domainName, form.redirectUrl, requestor: caller.requestor, provider: provider)
-        let (clientID, deviceID) = try caller.clientDevice()
+        var form: Components.Schemas.RetrieveVerificationTokenUsingPOSTRequest?
+        if case .urlEncodedForm(let body) = input.body { form = body }
+        let parameters = try SessionParameters(nil, form?.domainName, form?.redirectUrl, requestor: caller.requestor, provider: provider)
+        let holder = try caller.holder()
         let now = self.now
         var fallbackMVPD: String?
         var reason = "pfs_fallback"
+        let requestor = caller.requestor.id
         if case .granted(let providerID, _) = partnerStatus(caller, now: now) {
-            if let mvpd = partnerMVPD(providerID, requestor: caller.requestor.id) {
-                try provider.attempts.consume(.deviceState, clientID, now: now)
-                let requestID = "_" + ClientRegistry.randomToken()
-                let key = "v2\u{0}" + (try caller.deviceKey()) + "\u{0}" + mvpd.id
-                let stored = provider.state.profileRequests.withLock {
-                    $0.insert(key, requestID, expires: now + ServiceProvider.loginLifetime, now: now)
+            if let mvpd = partnerMVPD(providerID, requestor: requestor) {
+                if provider.degradedAccess.authenticatingSince(mvpd.id) != nil {
+                    return .ok(.init(body: .json(authorizeAnswer(mvpd.id, reason: "degraded", requestor: requestor))))
                 }
-                guard stored else { throw ServiceProviderError.busy }
-                return .ok(
-                    .init(
-                        body: .json(
-                            .init(
-                                actionName: "partner_profile", actionType: "direct",
-                                authenticationRequest: .init(
-                                    attributesNames: mvpd.requiredMetadataFields ?? [], request: authnRequest(requestID, now: now),
-                                    _type: "saml"),
-                                mvpd: mvpd.id, reasonType: "none", serviceProvider: caller.requestor.id,
-                                sessionId: UUID().uuidString.lowercased()))))
+                if parameters.domainName != nil, parameters.redirectURL != nil {
+                    return .ok(.init(body: .json(try partnerProfileSession(mvpd, holder: holder, now: now))))
+                }
+                fallbackMVPD = mvpd.id
+                reason = "missing_parameters_fallback"
+            } else {
+                fallbackMVPD = namedMVPD(providerID, requestor: requestor)?.id
+                reason = "configuration_fallback"
             }
-            fallbackMVPD = configuration.mvpds(for: caller.requestor.id)?.first { $0.platformMappingId == providerID }?.id
-            reason = "configuration_fallback"
+        } else if let providerID = caller.partnerFrameworkStatus?.frameworkProviderInfo?.id, !providerID.isEmpty {
+            fallbackMVPD = namedMVPD(providerID, requestor: requestor)?.id
+        } else {
+            let boarded = (configuration.mvpds(for: requestor) ?? []).filter { $0.enablePlatformServices == true && $0.isTempPass != true }
+            fallbackMVPD = boarded.count == 1 ? boarded[0].id : nil
         }
         let session = try store(
             V2AuthenticationSession(
-                code: "", requestor: caller.requestor.id, clientID: clientID, deviceID: deviceID,
+                code: "", requestor: requestor, clientID: holder.clientID, deviceID: holder.deviceID,
                 deviceInfo: V2AuthenticationSession.summary(caller.deviceInfo?.info), mvpd: fallbackMVPD, domainName: parameters.domainName,
                 redirectURL: parameters.redirectURL, notBefore: now, notAfter: now + Self.sessionLifetime, profile: nil), now: now)
         var answer = sessionResponse(session)
@@ -95,9 +98,39 @@ extension V2Handlers {
         return .ok(.init(body: .json(answer)))
     }
 
+    /// The MVPD of the requestor that a partner's provider ID names: by its `platformMappingId`, else by its ID.
+    func namedMVPD(_ providerID: String, requestor: String) -> ServiceProviderConfiguration.MVPD? {
+        let mvpds = configuration.mvpds(for: requestor) ?? []
+        return mvpds.first { $0.platformMappingId == providerID } ?? mvpds.first { $0.id == providerID && $0.isTempPass != true }
+    }
+
+    /// A `partner_profile` session for `mvpd`: the SAML request the partner answers, bound to the device.
+    func partnerProfileSession(_ mvpd: ServiceProviderConfiguration.MVPD, holder: V2Holder, now: Int64) throws(ServiceProviderError)
+        -> Components.Schemas.SessionResponse
+    {
+        try provider.attempts.consume(.deviceState, holder.clientID, now: now)
+        let requestID = "_" + ClientRegistry.randomToken()
+        let key = "v2\u{0}" + holder.deviceKey + "\u{0}" + mvpd.id
+        let stored = provider.state.profileRequests.withLock {
+            $0.insert(key, requestID, expires: now + ServiceProvider.loginLifetime, now: now)
+        }
+        guard stored else { throw ServiceProviderError.busy }
+        let requestor = holder.requestor.id
+        return .init(
+            actionName: "partner_profile", actionType: "direct",
+            authenticationRequest: .init(
+                attributesNames: mvpd.requiredMetadataFields ?? [], request: authnRequest(requestID, now: now), _type: "saml"),
+            mvpd: mvpd.id, reasonType: "none", serviceProvider: requestor, sessionId: UUID().uuidString.lowercased(),
+            url: "\(PassAPIv2.pathPrefix)/\(FormCodec.percentEncode(requestor))/profiles/sso/\(Self.partner)")
+    }
+
     /// `POST /api/v2/{serviceProvider}/profiles/sso/Apple` (`SAMLResponse`): the partner's SAML response, checked
     /// with TVESAML against the device's outstanding request, becomes an `appleSSO` profile issued by `Apple`, ending
-    /// when the authentication or the partner's provider session ends, whichever is first.
+    /// when the authentication or the partner's provider session ends, whichever is first. With the AuthNAll
+    /// degradation rule on the MVPD, the answer is the device's `degraded` profile (the MVPD is down: its response
+    /// is not needed, and the outstanding request ends).
+    ///
+    /// **Choice:** `200 OK`, as `restApiV2.json` lists (Adobe's page says `201 Created`; its degraded sample, `200`).
     func createPartnerProfileUsingPOST(_ input: Operations.CreatePartnerProfileUsingPOST.Input) async throws
         -> Operations.CreatePartnerProfileUsingPOST.Output
     {
@@ -116,6 +149,11 @@ extension V2Handlers {
             throw V2Errors.badRequest("invalid_header_pfs_provider_id_mismatch", "the partner's provider is not boarded for single sign-on")
         }
         let key = "v2\u{0}" + (try caller.deviceKey()) + "\u{0}" + mvpd.id
+        if let since = provider.degradedAccess.authenticatingSince(mvpd.id) {
+            _ = provider.state.profileRequests.withLock { $0.take(key, now: now) }
+            let profile = degradedProfile(mvpd.id, deviceKey: try caller.deviceKey(), since: since, now: now)
+            return .ok(.init(body: .json(try profilesResponse([profile], requestor: caller.requestor))))
+        }
         guard let requestID = provider.state.profileRequests.withLock({ $0.take(key, now: now) }) else {
             throw V2Errors.badRequest("invalid_parameter_saml_response", "no partner session is outstanding for this device and MVPD")
         }

@@ -21,15 +21,21 @@ struct V2Handlers: APIProtocol {
 
     // MARK: Configuration
 
+    /// The requestor and its MVPDs, with the call's `device` type and `os` as Adobe's page shows them: **choice** from
+    /// the `User-Agent` (from `X-Device-Info` under ``ServiceProviderConfiguration/strict``), `Unknown` when it says
+    /// nothing.
     func handleRequestUsingGET(_ input: Operations.HandleRequestUsingGET.Input) async throws -> Operations.HandleRequestUsingGET.Output {
         let caller = try V2Caller.get()
         let requestor = caller.requestor
         let mvpds = (configuration.mvpds(for: requestor.id) ?? []).map(\.v2Entry)
         let domains = (requestor.domains ?? []).map { Components.Schemas.Domain(mvpdInitiated: false, name: $0) }
+        let device = caller.deviceInfo?.info.values ?? V2DeviceInfo.extracted(userAgent: input.headers.userAgent)
         return .ok(
             .init(
                 body: .json(
-                    .init(requestor: .init(domains: domains, id: requestor.id, mvpds: mvpds, name: requestor.name ?? requestor.id)))))
+                    .init(
+                        device: device["primaryHardwareType"] ?? "Unknown", os: device["osName"] ?? "Unknown",
+                        requestor: .init(domains: domains, id: requestor.id, mvpds: mvpds, name: requestor.name ?? requestor.id)))))
     }
 
     // MARK: Sessions
@@ -42,10 +48,9 @@ struct V2Handlers: APIProtocol {
         let parameters = try SessionParameters(
             form?.mvpd, form?.domainName, form?.redirectUrl, requestor: caller.requestor, provider: provider)
         let now = self.now
-        let key = try caller.deviceKey()
         // Already authenticated with this MVPD (or a TempPass started now): no login page.
-        if let mvpdID = parameters.mvpd, let direct = try directAuthorization(mvpdID, caller: caller, key: key, now: now) {
-            return .ok(.init(body: .json(direct)))
+        if let mvpdID = parameters.mvpd, let direct = try directAuthorization(mvpdID, holder: try caller.holder(), now: now) {
+            return .ok(.init(body: .json(direct.answer)))
         }
         var session = V2AuthenticationSession(
             code: "", requestor: caller.requestor.id, clientID: clientID, deviceID: deviceID,
@@ -69,10 +74,17 @@ struct V2Handlers: APIProtocol {
         session.mvpd = parameters.mvpd
         session.domainName = parameters.domainName
         session.redirectURL = parameters.redirectURL
+        // The session's device already authenticated with this MVPD (or a TempPass started now): no login page, and
+        // the session's code reads the profile (`profiles/code/{code}`).
+        var answer = sessionResponse(session, missingAction: "retry")
+        if let mvpdID = parameters.mvpd, let direct = try directAuthorization(mvpdID, holder: caller.holder(of: session), now: now) {
+            session.profile = direct.profile
+            answer = direct.answer
+        }
         let updated = session
         let stored = state.sessions.withLock { $0.insert(updated.code, updated, expires: updated.notAfter, now: now) }
         guard stored else { throw ServiceProviderError.busy }
-        return .ok(.init(body: .json(sessionResponse(session))))
+        return .ok(.init(body: .json(answer)))
     }
 
     func getSessionStatusUsingGET1(_ input: Operations.GetSessionStatusUsingGET1.Input) async throws
@@ -80,7 +92,7 @@ struct V2Handlers: APIProtocol {
     {
         let caller = try V2Caller.get()
         let session = try liveSession(input.path.code, caller: caller, now: now)
-        var existing: [String: String] = [:]
+        var existing: [String: String] = ["serviceProvider": session.requestor]
         if let mvpd = session.mvpd { existing["mvpd"] = mvpd }
         if let domain = session.domainName { existing["domainName"] = domain }
         if let redirect = session.redirectURL { existing["redirectUrl"] = redirect }
@@ -132,16 +144,51 @@ struct V2Handlers: APIProtocol {
         throw ServiceProviderError.busy
     }
 
-    /// The answer of a session: `authenticate` with the login URL when complete, else `resume` with what is missing.
-    func sessionResponse(_ session: V2AuthenticationSession) -> Components.Schemas.SessionResponse {
+    /// The answer of a session: `authenticate` (`interactive`) with the login URL when complete, else `missingAction`
+    /// (`direct`) with what is missing and the session's URL to resume it at: `resume` for a new session, `retry` for
+    /// a resumed one, as Adobe's pages name them.
+    func sessionResponse(_ session: V2AuthenticationSession, missingAction: String = "resume") -> Components.Schemas.SessionResponse {
         let missing = session.missingParameters
+        let requestor = FormCodec.percentEncode(session.requestor)
         return Components.Schemas.SessionResponse(
-            actionName: missing.isEmpty ? "authenticate" : "resume", actionType: "interactive", code: session.code,
-            missingParameters: missing.isEmpty ? nil : missing, mvpd: session.mvpd, notAfter: .init(milliseconds: session.notAfter),
-            notBefore: .init(milliseconds: session.notBefore), reasonType: "none", serviceProvider: session.requestor,
-            sessionId: UUID().uuidString.lowercased(),
+            actionName: missing.isEmpty ? "authenticate" : missingAction, actionType: missing.isEmpty ? "interactive" : "direct",
+            code: session.code, missingParameters: missing.isEmpty ? nil : missing, mvpd: session.mvpd,
+            notAfter: .init(milliseconds: session.notAfter), notBefore: .init(milliseconds: session.notBefore), reasonType: "none",
+            serviceProvider: session.requestor, sessionId: UUID().uuidString.lowercased(),
             url: missing.isEmpty
-                ? "\(PassAPIv2.pathPrefix)/authenticate/\(FormCodec.percentEncode(session.requestor))/\(session.code)" : nil)
+                ? "\(PassAPIv2.pathPrefix)/authenticate/\(requestor)/\(session.code)"
+                : "\(PassAPIv2.pathPrefix)/\(requestor)/sessions/\(session.code)")
+    }
+
+    /// The answer of a session that needs no login: `authorize` (`direct`), with the decisions URL of `mvpd`.
+    func authorizeAnswer(_ mvpd: String, reason: String, requestor: String) -> Components.Schemas.SessionResponse {
+        .init(
+            actionName: "authorize", actionType: "direct", mvpd: mvpd, reasonType: reason, serviceProvider: requestor,
+            sessionId: UUID().uuidString.lowercased(),
+            url: "\(PassAPIv2.pathPrefix)/\(FormCodec.percentEncode(requestor))/decisions/authorize/\(FormCodec.percentEncode(mvpd))")
+    }
+
+    /// The answer of a session that needs no login, with the profile the session's code then reads: the device already
+    /// has a profile with `mvpdID` (`authenticated`, or `temporary` for a TempPass), its single-sign-on identity has one
+    /// (`authenticatedSSO`), degraded access authenticates all (`degraded`; the profile is the rule's, read live), or
+    /// `mvpdID` is a TempPass (started at its first use; no profile when it is misconfigured); nil when a login is needed.
+    func directAuthorization(_ mvpdID: String, holder: V2Holder, now: Int64) throws(ServiceProviderError)
+        -> (answer: Components.Schemas.SessionResponse, profile: V2Profile?)?
+    {
+        guard let mvpd = configuration.mvpd(mvpdID, for: holder.requestor.id) else { throw V2Errors.unknownMVPD }
+        let requestor = holder.requestor.id
+        if let own = state.liveProfiles(holder.deviceKey, now: now)[mvpd.id] {
+            return (authorizeAnswer(mvpd.id, reason: mvpd.isTempPass == true ? "temporary" : "authenticated", requestor: requestor), own)
+        }
+        if let profile = callerProfiles(holder, now: now)[mvpd.id] {
+            let degraded = profile.type == "degraded"
+            return (
+                authorizeAnswer(mvpd.id, reason: degraded ? "degraded" : "authenticatedSSO", requestor: requestor), degraded ? nil : profile
+            )
+        }
+        guard mvpd.isTempPass == true else { return nil }
+        let profile = try startTempPass(mvpd, holder: holder, now: now)
+        return (authorizeAnswer(mvpd.id, reason: "temporary", requestor: requestor), profile)
     }
 }
 

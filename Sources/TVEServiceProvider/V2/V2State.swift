@@ -45,7 +45,8 @@ struct V2Profile: Sendable {
     /// This profile as another app sees it: the same login, with another type (`platformSSO`, `serviceTokenSSO`).
     func typed(_ type: String) -> V2Profile {
         V2Profile(
-            mvpd: mvpd, userID: userID, sessionGUID: sessionGUID, notBefore: notBefore, notAfter: notAfter, type: type, issuer: issuer)
+            mvpd: mvpd, userID: userID, sessionGUID: sessionGUID, notBefore: notBefore, notAfter: notAfter, type: type, issuer: issuer,
+            tempPassKey: tempPassKey)
     }
 
     let mvpd: String
@@ -57,8 +58,18 @@ struct V2Profile: Sendable {
     let notAfter: Int64
     /// `regular`, `temporary`, `appleSSO`, `platformSSO`, `serviceTokenSSO` or `degraded`.
     let type: String
-    /// The IdP's entity ID, `Apple`, or `TempPass`.
+    /// The entity that owns the profile, as Adobe's answers name it: the MVPD for a login (and the single sign-on
+    /// that shares it), `Apple` for Apple's single sign-on, `Adobe` for a TempPass and degraded access.
     let issuer: String
+    /// A TempPass's key in ``V2State/tempPasses`` (its use: first use, resources).
+    var tempPassKey: String? = nil
+}
+
+/// A TempPass's use by its holder (a device, or a promotional pass's viewer): when it began, and the resources a
+/// promotional pass was authorized for (``V2Handlers/assetName(_:)``), in order.
+struct V2TempPassUse: Sendable {
+    let first: Int64
+    var assets: [String] = []
 }
 
 /// The v2 state of the local service provider: sessions by code, profiles by device (requestor, client, device
@@ -68,8 +79,9 @@ final class V2State: Sendable {
     let sessions: Locked<ExpiringTable<V2AuthenticationSession>>
     /// A device's profiles by MVPD; the entry lives as long as its longest profile.
     let profiles: Locked<ExpiringTable<[String: V2Profile]>>
-    /// When a TempPass was first used, by requestor, MVPD and device (or promotional identity).
-    let tempPasses: Locked<ExpiringTable<Int64>>
+    /// A TempPass's use (its first use, a promotional pass's resources), by requestor, MVPD and device (or
+    /// promotional identity).
+    let tempPasses: Locked<ExpiringTable<V2TempPassUse>>
     /// The client and device each single-sign-on token was first presented by, by the token's SHA-256, until it expires.
     let singleSignOnTokens: Locked<ExpiringTable<V2TokenHolder>>
 
