@@ -6,7 +6,7 @@ SWIFT ?= swift
 # independent XML-DSig verifier that the SAML interoperability test runs on SAMLSigner's output.
 APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl python3 xmlsec1
 
-.PHONY: docs docs-check fleet-bench all deps build browser-test lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
+.PHONY: docs docs-check fleet-bench all deps build browser-test conformance lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
 
 all: build
 
@@ -74,6 +74,15 @@ browser-test: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BROWSER_PACKAGES)"
 	$(SWIFT) build --product tvekit
 	python3 scripts/browser-test.py
+
+# The local service provider's answers against Adobe's REST API v2 and DCR contracts: schemathesis (PyPI, pinned in
+# scripts/conformance-requirements.txt, installed into .venv-conformance/ when missing) sends valid and invalid
+# requests to `tvekit serve` on loopback and checks each answer's status code, content type, headers and schema
+# (scripts/conformance.py; settings in scripts/conformance.toml, the contracts' corrections and the sandbox's values in
+# scripts/conformance_hooks.py). Reports and the server's log of the last run: .build/conformance/.
+conformance: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="python3-venv"
+	python3 scripts/conformance.py
 
 # The main job: walk the AccessEnabler cookbook against the local service provider (tvekit demo), over REST API v2
 # (make demo API=v1 for the old API).
