@@ -222,13 +222,22 @@ class Sandbox:
             raise Failed(f"the assertion consumer answered {status}")
 
 
-def requests_in_log(path, start, prefix):
-    """{(method, route): Counter of statuses} of the requests tvekit serve logged from line `start` on under `prefix`."""
-    table = {}
+MARK = "/conformance-mark/"
+
+
+def requests_in_log(path, index, prefix):
+    """{(method, route): Counter of statuses} of the requests under `prefix` that tvekit serve logged between its
+    `index`th mark and the next (scripts/conformance.py marks the start and end of each run with a request to
+    MARK/<n>; the server writes its log in blocks, so the log is read once the server has stopped)."""
+    table, mark = {}, -1
     with open(path, errors="replace") as output:
-        for line in output.read().splitlines()[start:]:
+        for line in output.read().splitlines():
             parts = line.split()
-            if len(parts) == 4 and parts[1].startswith(prefix) and parts[2].isdigit():
+            if len(parts) != 4 or not parts[2].isdigit():
+                continue
+            if parts[1].startswith(MARK):
+                mark += 1
+            elif mark == index and parts[1].startswith(prefix):
                 table.setdefault((parts[0], parts[1]), collections.Counter())[parts[2]] += 1
     return table
 
@@ -289,7 +298,7 @@ def main():
     arguments = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     started = time.monotonic()
-    failed, passed = [], []
+    failed, passed, runs = [], [], []
     shutil.rmtree(ARTIFACTS, ignore_errors=True)
     os.makedirs(ARTIFACTS)
     work = tempfile.mkdtemp(prefix="tvekit-conformance-")
@@ -304,14 +313,13 @@ def main():
         log(f"tvekit serve at {sandbox.base}")
         environment = {**os.environ, **sandbox.prepare(), "SCHEMATHESIS_HOOKS": os.path.join(SCRIPTS, "conformance_hooks.py"),
                        "PYTHONDONTWRITEBYTECODE": "1"}
-        for label, contract, prefix in CONTRACTS:
+        for label, contract, _ in CONTRACTS:
+            http("GET", f"{sandbox.base}{MARK}{len(runs)}")
             contract_started = time.monotonic()
-            with open(sandbox.log_path, errors="replace") as output:
-                first_line = len(output.read().splitlines())
             status = run_schemathesis(label, contract, environment, arguments)
-            total = print_requests(label, requests_in_log(sandbox.log_path, first_line, prefix))
-            log(f"{label}: {total} requests in {time.monotonic() - contract_started:.0f} s, schemathesis exited {status}")
-            (passed if status == 0 else failed).append(f"{label}: schemathesis found failures (above)" if status else label)
+            runs.append((label, status, time.monotonic() - contract_started))
+            (passed if status == 0 else failed).append(label if status == 0 else f"{label}: schemathesis found failures (above)")
+        http("GET", f"{sandbox.base}{MARK}{len(runs)}")
     except Failed as error:
         failed.append(str(error))
     except subprocess.CalledProcessError as error:
@@ -323,6 +331,9 @@ def main():
         if os.path.exists(sandbox.log_path):
             shutil.copy(sandbox.log_path, os.path.join(ARTIFACTS, "serve.log"))
         shutil.rmtree(work, ignore_errors=True)
+    for index, (label, status, seconds) in enumerate(runs):
+        total = print_requests(label, requests_in_log(os.path.join(ARTIFACTS, "serve.log"), index, CONTRACTS[index][2]))
+        log(f"{label}: {total} requests in {seconds:.0f} s, schemathesis exited {status}")
     for failure in failed:
         print(f"FAILED: {failure}", file=sys.stderr)
     log(f"finished in {time.monotonic() - started:.0f} s; reports and tvekit serve's log in {os.path.relpath(ARTIFACTS, ROOT)}/")

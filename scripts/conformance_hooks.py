@@ -2,8 +2,9 @@
 request needs from the sandbox that Adobe's contracts cannot say.
 
 The contract is Adobe's file (OpenAPI/adobe/) with TVEKit's overlay (OpenAPI/overlays/: the JSON Merge Patch the Swift
-code is generated from, each change explained in OpenAPI/README.md), plus the corrections below. The overlay holds the
-correction the first hand-run needed: `ErrorInformation.message` is a string (Adobe's file references `Message`, an
+code is generated from, each change explained in OpenAPI/README.md), plus the corrections below (a 429 on every
+operation; the session times held to Adobe's strings, which the overlay loosens for TVEKit's client). The overlay holds
+the correction the first hand-run needed: `ErrorInformation.message` is a string (Adobe's file references `Message`, an
 empty object schema; Adobe's samples and its service's answers carry a string).
 
 The values: `serviceProvider` is always the sandbox's requestor; `mvpd`, `partner` and `code` are mostly the sandbox's
@@ -44,11 +45,21 @@ TOO_MANY_REQUESTS = {
 }
 
 
+# Session times as strings, as Adobe's file has them: TVEKit's overlay lets them be strings or integers so that
+# TVEKit's client reads either (integers are v2's habit elsewhere); the server writes Adobe's strings, and is held to them.
+SESSION_TIMES = {
+    schema: {"properties": {name: {"anyOf": None, "type": "string"} for name in ("notBefore", "notAfter")}}
+    for schema in ("SessionResponse", "SessionStatusResponse")
+}
+
+
 def corrected(title, contract):
     for operations in contract["paths"].values():
         for operation in operations.values():
             if isinstance(operation, dict) and "responses" in operation:
                 operation["responses"].setdefault("429", TOO_MANY_REQUESTS[title])
+    if title == "REST API":
+        contract = merge_patch(contract, {"components": {"schemas": SESSION_TIMES}})
     return contract
 
 
