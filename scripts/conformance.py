@@ -194,8 +194,9 @@ class Sandbox:
         """A single-sign-on JWT (RS256, signed with openssl) as the sandbox's identity services would issue it."""
         def part(data):
             return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-        claims = {"iss": "tvekit-conformance", "sub": subject, "aud": "Adobe", "iat": now, "exp": now + 3600}
-        signing_input = part(b'{"alg":"RS256","typ":"JWT"}') + "." + part(json.dumps(claims).encode())
+        # The issuer the sandbox trusts for both methods (TVESandbox's SandboxKeys.identityIssuer).
+        claims = {"iss": "identity.tvekit.test", "sub": subject, "aud": "Adobe", "iat": now, "exp": now + 3600}
+        signing_input = part(b'{"alg":"RS256","typ":"JWT"}') + "." + part(json.dumps(claims, separators=(",", ":")).encode())
         signed = subprocess.run(["openssl", "dgst", "-sha256", "-sign", os.path.join(self.keys, key)],
                                 input=signing_input.encode(), capture_output=True, check=False)
         if signed.returncode != 0:
