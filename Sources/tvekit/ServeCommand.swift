@@ -25,7 +25,8 @@ struct ServeCommand: AsyncParsableCommand {
             default): software-statement.jwt (register with POST /o/client/register), media-token-public.pem (verify \
             media tokens), metadata-private.pem (decrypt user metadata), requestor-private.pem (sign requestor \
             IDs), platform-identity-private.pem and service-token-private.pem (sign the REST API v2 single-sign-on \
-            JWTs of Adobe-Subject-Token and AD-Service-Token: iss, sub, aud "Adobe", iat, exp). Sandbox logins: viewer / sandbox-password (SandboxCable), sso-viewer / sandbox-password (SandboxSSO).
+            JWTs of Adobe-Subject-Token and AD-Service-Token: iss "identity.tvekit.test", sub, aud "Adobe", iat, exp at most \
+            24 hours later). Sandbox logins: viewer / sandbox-password (SandboxCable), sso-viewer / sandbox-password (SandboxSSO).
 
             REST API v2 walk (B=http://127.0.0.1:8080): register with POST $B/o/client/register (JSON \
             {"software_statement": …}), get a token with POST $B/o/client/token (client_id, client_secret, \

@@ -14,7 +14,9 @@ import TVETokens
 /// Adobe's own request and response samples of the REST API v2 and DCR documentation pages
 /// (`TestVectors/adobe-samples/`, see its `SOURCE.md`), each replayed over HTTP against the local service provider:
 /// the answer must have the status and the shape Adobe documents.
-@Suite("Local service provider: Adobe's documented REST API v2 and DCR samples")
+// One sample at a time: each starts a sandbox of its own, and 78 at once on two cores would starve the suite's
+// timing-sensitive tests.
+@Suite("Local service provider: Adobe's documented REST API v2 and DCR samples", .serialized)
 struct AdobeSampleCorpusTests {
     @Test("a documented sample answers with Adobe's status and shape", arguments: AdobeSampleCorpus.samples)
     func replay(_ sample: AdobeSample) async throws {
