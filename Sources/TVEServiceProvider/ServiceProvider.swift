@@ -97,7 +97,7 @@ public struct ServiceProvider: Sendable {
     /// own, one route collection per area: client registration, REST API v1's second screen, authentication and
     /// authorization (user metadata included), the MVPDs' identity provider pages, REST API v2, and v2's activation
     /// page. The group's middlewares, outermost first: the client's address into the context
-    /// (``ClientAddressRequestContext``), the error shape (``ErrorShapeMiddleware``), and the throttle when it is
+    /// (``ClientAddressRequestContext``), the error shape (`ErrorShapeMiddleware`), and the throttle when it is
     /// configured. The caller's other routes get none of them.
     ///
     /// Three middlewares go on the router itself, for every route added from here on, the caller's included, and for a
@@ -140,7 +140,7 @@ public struct ServiceProvider: Sendable {
     }
 
     /// Registers an API handler; the ``ServiceProviderError`` it throws answers itself in the group's shape
-    /// (``ErrorShapeMiddleware``).
+    /// (`ErrorShapeMiddleware`).
     func api<Context: RequestContext>(
         _ router: some RouterMethods<Context>, _ method: HTTPRequest.Method, _ path: RouterPath,
         _ handler: @escaping @Sendable (APICall) async throws -> Response

@@ -11,7 +11,7 @@ import TVEPassAPI
 ///
 /// The package's one error shape (after swift-certificates' `CertificateError`): equal and hashed on its ``code``, with
 /// the ``file`` and ``line`` that made it for diagnosis. It is Hummingbird's `HTTPResponseError`: a route throws it and
-/// it answers itself, in the shape its route group chose (``ErrorShapeMiddleware``; enhanced when none did).
+/// it answers itself, in the shape its route group chose (`ErrorShapeMiddleware`; enhanced when none did).
 public struct ServiceProviderError: Error, Sendable, Hashable, CustomStringConvertible, HTTPResponseError {
     /// What the client should do, as Adobe's enhanced errors say it.
     public typealias Action = PassAPI.ErrorAction
@@ -31,7 +31,7 @@ public struct ServiceProviderError: Error, Sendable, Hashable, CustomStringConve
     public let file: String
     /// The line that made this error, for diagnosis.
     public let line: UInt
-    /// Whether the answer takes the legacy shape (set by ``ErrorShapeMiddleware`` for REST API v1 without enhanced errors).
+    /// Whether the answer takes the legacy shape (set by `ErrorShapeMiddleware` for REST API v1 without enhanced errors).
     var legacyShape = false
 
     /// An error answer; `details` is optional and must never carry a secret.

@@ -56,7 +56,10 @@ public struct SingleSignOnToken: Sendable, Hashable {
     /// Checks the token: its RS256 signature under one of `publicKeys`; `iss` and `sub` present, 1 to 256 bytes;
     /// `aud` names ``audience``; `iat` and `exp` present, `iat` and `nbf` no more than ``clockSkew`` seconds ahead of
     /// `now`, `exp` after `now`, and `exp - iat` at most `maximumLifetime` seconds.
-    /// - Parameter now: seconds since the Unix epoch.
+    /// - Parameters:
+    ///   - publicKeys: the keys of the token's issuer; one of them must verify the signature.
+    ///   - now: seconds since the Unix epoch.
+    ///   - maximumLifetime: the longest `exp - iat` accepted, in seconds (default 86,400).
     /// - Throws: ``MediaTokenError`` `invalidSignature` (no key verifies it), `invalidField` (a claim is missing, out of
     ///   range, expired or for another audience), with a reason that names the claim, never its value.
     public func check(publicKeys: [RSAPublicKey], now: Int64, maximumLifetime: Int64 = 86_400) throws {
