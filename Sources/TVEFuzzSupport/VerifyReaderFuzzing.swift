@@ -37,6 +37,6 @@ public enum VerifyReaderFuzzing {
     }
 
     private static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
-        if !condition { fatalError("FuzzVerifyReader invariant broken: \(message())") }
+        if !condition { preconditionFailure("FuzzVerifyReader invariant broken: \(message())") }
     }
 }

@@ -99,8 +99,7 @@ public final class AttemptLimiter: Sendable {
 
     static func key(_ kind: Kind, _ key: String) -> String {
         // Keys are hashed: a 6 KiB identity costs 64 bytes here.
-        let digest = (try? HashFunction.sha256.hash(Array(key.utf8))) ?? Array(key.utf8.prefix(64))
-        return kind.rawValue + ":" + digest.map { String(format: "%02x", $0) }.joined()
+        kind.rawValue + ":" + sha256Hex(key)
     }
 
     /// Throws ``ServiceProviderError`` 429 `maximum_attempts_exceeded` when `key` has used up its attempts.

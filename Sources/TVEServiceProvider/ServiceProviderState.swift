@@ -119,8 +119,7 @@ final class ServiceProviderState: Sendable {
 
     /// A device's authorization of a resource: the resource is hashed, so that a 16 KiB MRSS resource costs 64 bytes.
     static func authorizationKey(_ requestor: String, _ client: String, _ deviceID: String, _ resource: String) -> String {
-        let digest = (try? HashFunction.sha256.hash(Array(resource.utf8))) ?? Array(resource.utf8.prefix(64))
-        return deviceKey(requestor, client, deviceID) + digest.map { String(format: "%02x", $0) }.joined()
+        deviceKey(requestor, client, deviceID) + sha256Hex(resource)
     }
 
     /// Records a replay-protected identifier until `expires`.

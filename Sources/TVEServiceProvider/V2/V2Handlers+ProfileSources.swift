@@ -33,7 +33,7 @@ extension V2Handlers {
     /// the rule's time, for the authentication lifetime from now; its session ID and user ID are the same for the device
     /// as long as the rule stays on.
     func degradedProfile(_ mvpd: String, deviceKey: String, since: Int64, now: Int64) -> V2Profile {
-        let digest = V2SingleSignOn.hex(deviceKey + "\u{0}" + mvpd + "\u{0}" + String(since))
+        let digest = sha256Hex(deviceKey + "\u{0}" + mvpd + "\u{0}" + String(since))
         return V2Profile(
             mvpd: mvpd, userID: String(digest.suffix(32)), sessionGUID: String(digest.prefix(32)), notBefore: since,
             notAfter: now + configuration.authenticationTTL * 1000, type: "degraded", issuer: "Adobe")

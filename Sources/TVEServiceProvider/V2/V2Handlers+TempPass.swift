@@ -75,7 +75,7 @@ extension V2Handlers {
         } else {
             holder = "device\u{0}" + deviceID
         }
-        return V2SingleSignOn.hex(requestor + "\u{0}" + mvpd.id + "\u{0}" + holder)
+        return sha256Hex(requestor + "\u{0}" + mvpd.id + "\u{0}" + holder)
     }
 
     /// The live use of the TempPass `key`, nil when it was never used (or is forgotten).
@@ -118,7 +118,7 @@ extension V2Handlers {
     /// The name a promotional pass's `used_assets` lists a resource under: the resource itself up to 256 bytes, else
     /// `sha256:` and its digest (so that a pass's record stays small).
     static func assetName(_ resource: String) -> String {
-        resource.utf8.count <= 256 ? resource : "sha256:" + V2SingleSignOn.hex(resource)
+        resource.utf8.count <= 256 ? resource : "sha256:" + sha256Hex(resource)
     }
 
     /// Whether the promotional pass `key` may be authorized for `resource`: one it was authorized for, or a new one

@@ -76,7 +76,7 @@ struct V2SingleSignOn: Sendable, Hashable {
         }
         // Bound to the first client that presents it and, from the first call that names a device, to that device
         // (the configuration call carries no device header), until it expires.
-        let tokenKey = hex(token.jwt.compact)
+        let tokenKey = sha256Hex(token.jwt.compact)
         let device = device?.fingerprint
         let accepted = provider.v2.singleSignOnTokens.withLock { table -> Bool? in
             var holder = V2TokenHolder(clientID: clientID ?? "", deviceID: device)
@@ -96,10 +96,6 @@ struct V2SingleSignOn: Sendable, Hashable {
         guard accepted else { throw refuse("the token was presented by another app or device first (replayed)") }
         let group = requestor.singleSignOnGroup ?? ""
         return V2SingleSignOn(
-            method: method, key: "sso\u{0}" + method.rawValue + "\u{0}" + hex(group + "\u{0}" + issuer + "\u{0}" + subject))
-    }
-
-    static func hex(_ text: String) -> String {
-        ((try? HashFunction.sha256.hash(Array(text.utf8))) ?? Array(text.utf8.prefix(64))).map { String(format: "%02x", $0) }.joined()
+            method: method, key: "sso\u{0}" + method.rawValue + "\u{0}" + sha256Hex(group + "\u{0}" + issuer + "\u{0}" + subject))
     }
 }
