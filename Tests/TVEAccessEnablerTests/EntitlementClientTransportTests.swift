@@ -12,7 +12,8 @@ struct EntitlementClientTransportTests {
         try await withLocalProvider { provider in
             let base = try #require(URL(string: provider.url.absoluteString + PassAPIv2.pathPrefix))
             let client = Client(
-                serverURL: base, transport: EntitlementClientTransport(URLSessionTransport(timeout: 5)),
+                // This test is about decoding, not deadlines: room for a loaded two-core machine mid-suite.
+                serverURL: base, transport: EntitlementClientTransport(URLSessionTransport(timeout: 20)),
                 middlewares: [PassAPIv2.RawHeaderMiddleware()])
             let output = try await client.handleRequestUsingGET(path: .init(serviceProvider: "tvekit-sandbox"))
             let error = try output.unauthorized.body.json
