@@ -6,7 +6,7 @@ SWIFT ?= swift
 # independent XML-DSig verifier that the SAML interoperability test runs on SAMLSigner's output.
 APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl python3 xmlsec1
 
-.PHONY: docs docs-check fleet-bench all deps build browser-test conformance lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
+.PHONY: docs docs-check fleet-bench failover-test all deps build browser-test conformance lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
 
 all: build
 
@@ -58,6 +58,16 @@ test: deps lint
 	TVEKIT_POSTGRES_DIR=$(CURDIR)/.postgres-outage scripts/postgres.sh start >/dev/null || { scripts/postgres.sh stop; echo "error: the outage test's PostgreSQL cluster did not start (.postgres-outage/)"; exit 1; }; \
 	TVEKIT_POSTGRES_URL="$$url" $(SWIFT) test --skip-build; status=$$?; \
 	scripts/postgres.sh stop; TVEKIT_POSTGRES_DIR=$(CURDIR)/.postgres-outage scripts/postgres.sh stop; exit $$status
+
+# The fleet's failover, counted: a PostgreSQL primary and its synchronous standby (scripts/postgres-pair.sh, made fresh
+# and deleted after), three `tvekit serve --verifier-only` instances on their multi-host URL under load (first uses and
+# replays), the primary killed mid-load (SIGKILL, all its processes) and the standby promoted; fails if a token is
+# answered VALID_TOKEN twice, a first use TOKEN_REPLAYED, an answer in the gap is not 503, or an instance takes 10 s or
+# more to recover (scripts/failover-test.py; about a minute and a half; the instances' logs in .build/failover-test/).
+failover-test: deps
+	@scripts/postgres.sh install
+	$(SWIFT) build --product tvekit
+	python3 scripts/failover-test.py
 
 # A PostgreSQL cluster on loopback for trying a verification fleet by hand (see README.md); `make postgres-stop` ends it.
 postgres:

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# A throw-away PostgreSQL primary and its synchronous streaming standby, for the fleet's failover (issue 31, first
-# step): under /tmp (the postgres user must reach it), recorded in .postgres-pair/ (ignored by git), both on loopback
-# ports chosen at creation. PostgreSQL's own replication: the standby is a pg_basebackup of the primary, the primary
+# A throw-away PostgreSQL primary and its synchronous streaming standby, for the fleet's failover test
+# (scripts/failover-test.py, `make failover-test`) and for trying a fleet with a standby by hand: under /tmp (the
+# postgres user must reach it), recorded in .postgres-pair/ (ignored by git), both on loopback ports chosen at creation. PostgreSQL's own replication: the standby is a pg_basebackup of the primary, the primary
 # names it in synchronous_standby_names with synchronous_commit = on, so a commit the primary acknowledges is on the
 # standby too.
 #
 #   scripts/postgres-pair.sh start         # create both if needed, start them, print the multi-host URL
 #   scripts/postgres-pair.sh url           # postgres://tvekit@127.0.0.1:P1,127.0.0.1:P2/tvekit
 #   scripts/postgres-pair.sh status        # which of the two accepts writes (primary), which is a standby
-#   scripts/postgres-pair.sh kill-primary  # SIGKILL the primary's postmaster (a crash, not a clean stop)
+#   scripts/postgres-pair.sh kill-primary  # SIGKILL the primary's postmaster and its processes (a crash, not a stop)
 #   scripts/postgres-pair.sh promote       # promote the standby: it accepts writes from then on
 #   scripts/postgres-pair.sh destroy       # stop both and delete them
 #
@@ -108,7 +108,15 @@ case "${1:-}" in
     start) start ;;
     url) url ;;
     status) status ;;
-    kill-primary) pid="$(pid_of primary)"; [ -n "$pid" ] && kill -KILL "$pid" && echo "killed the primary's postmaster ($pid)" ;;
+    kill-primary)
+        # A crash of the primary's host: SIGKILL to the postmaster and to every process it started (its backends and WAL
+        # sender), at once; no process gets to close its connections cleanly or to finish a commit.
+        pid="$(pid_of primary)"
+        [ -n "$pid" ] || { echo "error: the primary is not running" >&2; exit 1; }
+        children="$(pgrep -P "$pid" || true)"
+        kill -KILL "$pid" $children 2>/dev/null || true
+        echo "killed the primary's postmaster ($pid) and its $(echo $children | wc -w) processes"
+        ;;
     promote) as_owner "$BIN/pg_ctl" -D "$(data standby)" -w -t 30 promote >/dev/null && echo "the standby accepts writes" ;;
     destroy)
         if [ -f "$DIR/cluster" ]; then

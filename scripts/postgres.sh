@@ -7,6 +7,7 @@
 #                                # the same; if this call started the cluster, stop it once process PID has exited
 #                                # (whoever starts it stops it: a bare `swift test` leaves nothing running)
 #   scripts/postgres.sh stop     # stop it (the data stays for the next start, on the same port)
+#   scripts/postgres.sh install  # install PostgreSQL from apt when it is missing (start does it too)
 #   scripts/postgres.sh url      # print the URL of a running cluster
 #   scripts/postgres.sh pids     # print the process IDs of a running cluster (the postmaster first; backends it starts
 #                                # later inherit its CPU affinity, which the fleet benchmark sets)
@@ -141,6 +142,7 @@ case "${1:-}" in
         fi
         ;;
     stop) stop ;;
+    install) install_postgres ;;
     url) BIN="$(bin_dir)" && running 2>/dev/null && url || { echo "error: no running cluster (scripts/postgres.sh start)" >&2; exit 1; } ;;
     pids)
         BIN="$(bin_dir)" && running 2>/dev/null || { echo "error: no running cluster (scripts/postgres.sh start)" >&2; exit 1; }
@@ -148,5 +150,5 @@ case "${1:-}" in
         echo "$postmaster" $(pgrep -P "$postmaster" || true)
         ;;
     destroy) (stop) || true; [ "$CLUSTER" != "$DIR" ] && rm -rf "$CLUSTER"; rm -rf "$DIR" ;;
-    *) echo "usage: $0 start [--for-pid PID]|stop|url|pids|destroy" >&2; exit 2 ;;
+    *) echo "usage: $0 start [--for-pid PID]|stop|install|url|pids|destroy" >&2; exit 2 ;;
 esac

@@ -3,10 +3,20 @@ import Foundation
 extension PostgresReplayGuard {
     /// Where the store is and how it behaves.
     public struct Configuration: Sendable {
-        /// The database server's host name or address.
-        public var host: String
-        /// The database server's port (5432 by default).
-        public var port: Int
+        /// The database servers, in order of preference: one, or a primary and its standbys. With several, the store
+        /// writes to the one that accepts writes (libpq's `target_session_attrs=read-write`), finds it again by itself
+        /// after a failover (see ``hostProbeInterval``), and answers "unavailable" (fail closed) while none does.
+        public var hosts: [Host]
+        /// The first host's name or address (setting it replaces the first host's).
+        public var host: String {
+            get { hosts.first?.host ?? "" }
+            set { hosts = [Host(newValue, port: port)] + hosts.dropFirst() }
+        }
+        /// The first host's port (setting it replaces the first host's).
+        public var port: Int {
+            get { hosts.first?.port ?? 5432 }
+            set { hosts = [Host(host, port: newValue)] + hosts.dropFirst() }
+        }
         /// The database user.
         public var username: String
         /// Never logged; pass it from an environment variable or a file.
@@ -35,6 +45,28 @@ extension PostgresReplayGuard {
         public var pruneBatchSize: Int
         /// The most prune statements per round (so that a backlog is worked off over several rounds).
         public var maximumPruneBatchesPerRound: Int
+        /// With several ``hosts``: how often the store asks them which accepts writes while it knows none (after a
+        /// connection to the writable one broke, or it refused a write), and, ten times as seldom, whether the one it
+        /// writes to still does. Each question is bounded by the ``timeout`` (at least 1 s). 250 ms by default: a
+        /// promoted standby is found within about a second and a quarter of its promotion.
+        public var hostProbeInterval: Duration
+
+        /// One database server: a host name or address and a port.
+        public struct Host: Sendable, Hashable, CustomStringConvertible {
+            /// The host name or address (an IPv6 address without brackets).
+            public var host: String
+            /// The port (5432 by default).
+            public var port: Int
+
+            /// A server at `host`:`port`.
+            public init(_ host: String, port: Int = 5432) {
+                self.host = host
+                self.port = port
+            }
+
+            /// `host:port`, an IPv6 address in brackets.
+            public var description: String { (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
+        }
 
         /// Whether the connections use TLS (NIO SSL's default client configuration); the raw values are those of `sslmode`
         /// in the URL.
@@ -56,8 +88,22 @@ extension PostgresReplayGuard {
             maximumConcurrentStatements: Int = 2,
             pruneInterval: Duration = .seconds(5), pruneBatchSize: Int = 2000, maximumPruneBatchesPerRound: Int = 100
         ) {
-            self.host = host
-            self.port = port
+            self.init(
+                hosts: [Host(host, port: port)], username: username, password: password, database: database, table: table, tls: tls,
+                timeout: timeout, maximumConnections: maximumConnections, maximumConcurrentStatements: maximumConcurrentStatements,
+                pruneInterval: pruneInterval, pruneBatchSize: pruneBatchSize, maximumPruneBatchesPerRound: maximumPruneBatchesPerRound)
+        }
+
+        /// A store on several servers, a primary and its standbys in any order (see ``hosts``); the other values as in
+        /// ``init(host:port:username:password:database:table:tls:timeout:maximumConnections:maximumConcurrentStatements:pruneInterval:pruneBatchSize:maximumPruneBatchesPerRound:)``,
+        /// and a ``hostProbeInterval`` of 250 ms. At most 16 hosts.
+        public init(
+            hosts: [Host], username: String, password: String?, database: String, table: String = "tvekit_replay_keys",
+            tls: TLSMode = .prefer, timeout: Duration = .milliseconds(250), maximumConnections: Int = 16,
+            maximumConcurrentStatements: Int = 2,
+            pruneInterval: Duration = .seconds(5), pruneBatchSize: Int = 2000, maximumPruneBatchesPerRound: Int = 100
+        ) {
+            self.hosts = hosts
             self.username = username
             self.password = password
             self.database = database
@@ -69,44 +115,13 @@ extension PostgresReplayGuard {
             self.pruneInterval = pruneInterval
             self.pruneBatchSize = pruneBatchSize
             self.maximumPruneBatchesPerRound = maximumPruneBatchesPerRound
-        }
-
-        /// Reads `postgres://user@host[:port]/database[?sslmode=disable|prefer|require]` (or `postgresql://`).
-        /// - Parameters:
-        ///   - text: the URL.
-        ///   - password: from an environment variable or a file; a password in the URL is refused.
-        /// - Throws: ``ReplayStoreError`` `.invalidURL` or `.passwordInURL`.
-        public init(url text: String, password: String?) throws(ReplayStoreError) {
-            guard text.utf8.count <= 2048, let components = URLComponents(string: text),
-                components.scheme == "postgres" || components.scheme == "postgresql"
-            else {
-                throw ReplayStoreError(.invalidURL, "the replay store must be postgres://user@host[:port]/database")
-            }
-            guard components.password == nil else {
-                throw ReplayStoreError(
-                    .passwordInURL, "the URL holds a password: give it in an environment variable or a file instead")
-            }
-            guard let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty else {
-                throw ReplayStoreError(.invalidURL, "the URL needs a user and a host: postgres://user@host[:port]/database")
-            }
-            let database = String(components.path.drop(while: { $0 == "/" }))
-            guard !database.isEmpty, !database.contains("/") else {
-                throw ReplayStoreError(.invalidURL, "the URL needs a database name: postgres://user@host[:port]/database")
-            }
-            var tls = TLSMode.prefer
-            for item in components.queryItems ?? [] {
-                guard item.name == "sslmode", let value = item.value.flatMap(TLSMode.init(rawValue:)) else {
-                    throw ReplayStoreError(.invalidURL, "the only URL option is sslmode=disable|prefer|require")
-                }
-                tls = value
-            }
-            self.init(
-                host: host, port: components.port ?? 5432, username: user.removingPercentEncoding ?? user, password: password,
-                database: database.removingPercentEncoding ?? database, tls: tls)
+            hostProbeInterval = .milliseconds(250)
         }
 
         /// The URL without a password (for logs).
-        public var redactedURL: String { "postgres://\(username)@\(host):\(port)/\(database)" }
+        public var redactedURL: String {
+            "postgres://\(username)@\(hosts.map(\.description).joined(separator: ","))/\(database)"
+        }
 
         func validate() throws(ReplayStoreError) {
             guard table.utf8.count <= 63, let first = table.unicodeScalars.first, first == "_" || ("a"..."z").contains(first),
@@ -116,6 +131,15 @@ extension PostgresReplayGuard {
             }
             guard timeout >= .milliseconds(1), timeout <= .seconds(60) else {
                 throw ReplayStoreError(.invalidLimit, "the timeout must be 1 ms to 60 s")
+            }
+            guard (1...16).contains(hosts.count),
+                hosts.allSatisfy({ !$0.host.isEmpty && $0.host.utf8.count <= 255 && (1...65535).contains($0.port) }),
+                Set(hosts).count == hosts.count
+            else {
+                throw ReplayStoreError(.invalidLimit, "the store needs 1 to 16 different hosts, each with a name and a port of 1 to 65535")
+            }
+            guard hostProbeInterval >= .milliseconds(10), hostProbeInterval <= .seconds(60) else {
+                throw ReplayStoreError(.invalidLimit, "the host probe interval must be 10 ms to 60 s")
             }
             guard (1...1000).contains(maximumConnections), (1...maximumConnections).contains(maximumConcurrentStatements),
                 (1...1_000_000).contains(pruneBatchSize),
@@ -140,10 +164,11 @@ extension PostgresReplayGuard.Configuration: CustomStringConvertible, CustomDebu
         Mirror(
             self,
             children: [
-                "host": host, "port": port, "username": username, "password": password == nil ? "nil" : "<redacted>",
+                "hosts": hosts, "username": username, "password": password == nil ? "nil" : "<redacted>",
                 "database": database, "table": table, "tls": tls, "timeout": timeout, "maximumConnections": maximumConnections,
                 "maximumConcurrentStatements": maximumConcurrentStatements, "pruneInterval": pruneInterval,
                 "pruneBatchSize": pruneBatchSize, "maximumPruneBatchesPerRound": maximumPruneBatchesPerRound,
+                "hostProbeInterval": hostProbeInterval,
             ])
     }
 }

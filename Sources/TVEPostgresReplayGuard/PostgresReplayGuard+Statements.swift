@@ -13,15 +13,20 @@ extension PostgresReplayGuard {
     ) async throws -> Set<TokenReplayKey> {
         let keyList = unique.map { Self.buffer($0.key) }
         let expiries = unique.map(\.expiresAt)
-        let rows = try await query(
-            """
-            INSERT INTO \(unescaped: quoted) (key, expires_at) SELECT * FROM unnest(\(keyList)::bytea[], \(expiries)::int8[])
-            ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(unescaped: quoted).expires_at <= \(now)
-            RETURNING key
-            """)
+        let rows: [ByteBuffer]
+        if usesPreparedStatements {
+            rows = try await execute(PreparedReplayStatements.InsertRows(keys: keyList, expiries: expiries, now: now))
+        } else {
+            rows = try await query(
+                """
+                    INSERT INTO \(unescaped: quoted) (key, expires_at) SELECT * FROM unnest(\(keyList)::bytea[], \(expiries)::int8[])
+                ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(unescaped: quoted).expires_at <= \(now)
+                RETURNING key
+                """
+            ).map { try $0.decode(ByteBuffer.self) }
+        }
         var inserted = Set<TokenReplayKey>(minimumCapacity: unique.count)
-        for row in rows {
-            let buffer = try row.decode(ByteBuffer.self)
+        for buffer in rows {
             if buffer.readableBytes == 32 { inserted.insert(buffer.withUnsafeReadableBytes { TokenReplayKey(sha256Digest: $0) }) }
         }
         return inserted
@@ -35,16 +40,22 @@ extension PostgresReplayGuard {
         var keyBytes = ByteBufferAllocator().buffer(capacity: unique.count * 32)
         for entry in unique { Self.write(entry.key, to: &keyBytes) }
         let expiries = unique.map(\.expiresAt)
-        let rows = try await query(
-            """
-            WITH inserted AS (INSERT INTO \(unescaped: quoted) (key, expires_at)
-            SELECT substring(\(keyBytes)::bytea FROM ((i - 1) * 32 + 1)::int4 FOR 32), e FROM unnest(\(expiries)::int8[]) WITH ORDINALITY AS t(e, i)
-            ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(unescaped: quoted).expires_at <= \(now)
-            RETURNING key)
-            SELECT coalesce(string_agg(key, ''::bytea), ''::bytea) FROM inserted
-            """)
+        let returned: ByteBuffer?
+        if usesPreparedStatements {
+            returned = try await execute(PreparedReplayStatements.InsertPacked(keys: keyBytes, expiries: expiries, now: now)).first
+        } else {
+            returned = try await query(
+                """
+                    WITH inserted AS (INSERT INTO \(unescaped: quoted) (key, expires_at)
+                SELECT substring(\(keyBytes)::bytea FROM ((i - 1) * 32 + 1)::int4 FOR 32), e FROM unnest(\(expiries)::int8[]) WITH ORDINALITY AS t(e, i)
+                ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE \(unescaped: quoted).expires_at <= \(now)
+                RETURNING key)
+                SELECT coalesce(string_agg(key, ''::bytea), ''::bytea) FROM inserted
+                """
+            ).first?.decode(ByteBuffer.self)
+        }
         var inserted = Set<TokenReplayKey>(minimumCapacity: unique.count)
-        if let returned = try rows.first?.decode(ByteBuffer.self) {
+        if let returned {
             returned.withUnsafeReadableBytes { bytes in
                 var offset = 0
                 while offset + 32 <= bytes.count {

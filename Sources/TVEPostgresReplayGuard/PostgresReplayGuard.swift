@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 import TVECrypto
 import TVETokens
 
@@ -27,16 +28,25 @@ import TVETokens
 ///   (`REPLAY_CHECK_FAILED`). A statement whose answer is lost on the way back may still have committed: that token
 ///   is then spent, and its retry is `REPLAYED` (never a second `VALID_TOKEN`).
 /// - postgres-nio's pool reconnects with back-off; the guard needs no restart after the database comes back.
+/// - With several hosts (a primary and its synchronous standbys) statements go to the one that accepts writes; after a
+///   failover the guard finds the promoted standby by itself, failing closed in between (``Configuration/hosts``).
+/// - On the default table the checks run as prepared statements, parsed and planned once per connection.
 ///
 /// It is a ServiceLifecycle `Service`: run it (in a `ServiceGroup`, next to the server) for as long as it is used.
 public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     /// The configuration the guard was made with. Its `description` and mirror leave out the password.
     public let configuration: Configuration
-    private let client: PostgresClient
+    /// One client (and pool) per host, in the configuration's order.
+    let clients: [PostgresClient]
+    /// Which host takes the writes (always the only one, with one host).
+    let writable: WritableHost
+    /// The table is known to exist: the replay check may run as prepared statements (a statement prepared on a connection
+    /// while the table is missing would fail on that connection for good).
+    let schemaReady = Atomic<Bool>(false)
     /// Whether ``run()`` runs the client (it made it), or the caller does (it gave it).
-    private let ownsClient: Bool
+    private let ownsClients: Bool
     private let clock: any MediaTokenClock
-    private let logger: Logger
+    let logger: Logger
     /// Where statement deadlines are timed when the caller is not on an event loop.
     let timerGroup: any EventLoopGroup
     private let metrics: StoreMetrics
@@ -60,8 +70,20 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         logger: Logger = Logger(label: "tvekit.replay-store")
     ) throws(ReplayStoreError) {
         try configuration.validate()
+        let clients = configuration.hosts.map { host in
+            PostgresClient(
+                configuration: Self.clientConfiguration(configuration, host: host), eventLoopGroup: eventLoopGroup, backgroundLogger: logger
+            )
+        }
+        try self.init(
+            clients: clients, ownsClients: true, timerGroup: eventLoopGroup, configuration: configuration, clock: clock,
+            metricsFactory: metricsFactory, logger: logger)
+    }
+
+    /// The pool of one host: the store's timeouts on the server side, its pool size, no keep-alive queries.
+    private static func clientConfiguration(_ configuration: Configuration, host: Configuration.Host) -> PostgresClient.Configuration {
         var postgres = PostgresClient.Configuration(
-            host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password,
+            host: host.host, port: host.port, username: configuration.username, password: configuration.password,
             database: configuration.database, tls: Self.tls(configuration.tls))
         // The server stops a statement (and a lock wait) at four fifths of the timeout, so that it gives up before the
         // client does: a statement the client has stopped waiting for does not commit behind its back (which would
@@ -78,34 +100,34 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         postgres.options.minimumConnections = min(configuration.maximumConcurrentStatements, configuration.maximumConnections - 1)
         postgres.options.keepAliveBehavior = nil
         postgres.options.connectTimeout = max(configuration.timeout, .seconds(2))
-        let client = PostgresClient(configuration: postgres, eventLoopGroup: eventLoopGroup, backgroundLogger: logger)
-        try self.init(
-            client: client, ownsClient: true, timerGroup: eventLoopGroup, configuration: configuration, clock: clock,
-            metricsFactory: metricsFactory, logger: logger)
+        return postgres
     }
 
     /// A guard on the caller's `PostgresClient` (its TLS, Unix socket, pool and event-loop group as the caller set them),
     /// which the caller runs: ``run()`` then runs only the pruning. Of `configuration`, the table, timeout, pruning and
     /// statement settings apply; its connection fields are not used. The timeout is kept on the client side only: set
-    /// `statement_timeout` in the client's startup parameters to bound statements on the server too.
+    /// `statement_timeout` in the client's startup parameters to bound statements on the server too. One client is one
+    /// host: for a primary and its standbys, make the guard from a ``Configuration`` with their ``Configuration/hosts``.
     /// - Throws: ``ReplayStoreError`` when the configuration is out of range.
     public convenience init(
         client: PostgresClient, configuration: Configuration, clock: any MediaTokenClock = SystemMediaTokenClock(),
         metricsFactory: (any MetricsFactory)? = nil, logger: Logger = Logger(label: "tvekit.replay-store")
     ) throws(ReplayStoreError) {
         try self.init(
-            client: client, ownsClient: false, timerGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration,
+            clients: [client], ownsClients: false, timerGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration,
             clock: clock, metricsFactory: metricsFactory, logger: logger)
     }
 
     private init(
-        client: PostgresClient, ownsClient: Bool, timerGroup: any EventLoopGroup, configuration: Configuration, clock: any MediaTokenClock,
+        clients: [PostgresClient], ownsClients: Bool, timerGroup: any EventLoopGroup, configuration: Configuration,
+        clock: any MediaTokenClock,
         metricsFactory: (any MetricsFactory)?, logger: Logger
     ) throws(ReplayStoreError) {
         try configuration.validate()
         self.configuration = configuration
-        self.client = client
-        self.ownsClient = ownsClient
+        self.clients = clients
+        self.ownsClients = ownsClients
+        writable = WritableHost(initial: clients.count == 1 ? 0 : nil)
         self.timerGroup = timerGroup
         self.clock = clock
         self.logger = logger
@@ -125,7 +147,14 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
     /// find it; a check that comes first creates it itself.
     public func run() async throws {
         await withDiscardingTaskGroup { group in
-            if ownsClient { group.addTask { await self.client.run() } }
+            if ownsClients {
+                for client in clients { group.addTask { await client.run() } }
+            }
+            group.addTask {
+                await cancelWhenGracefulShutdown {
+                    await self.watchHosts()
+                }
+            }
             group.addTask {
                 await cancelWhenGracefulShutdown {
                     await self.createSchemaAtStart()
@@ -172,6 +201,10 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
         let quoted = self.quotedTable
         return await measured {
             let keyBytes = Self.buffer(key)
+            if self.usesPreparedStatements {
+                let rows = try await self.execute(PreparedReplayStatements.InsertOne(key: keyBytes, expiresAt: expiresAt, now: now))
+                return [rows.isEmpty ? .replayed : .firstUse]
+            }
             let rows = try await self.query(
                 """
                 INSERT INTO \(unescaped: quoted) (key, expires_at) VALUES (\(keyBytes), \(expiresAt))
@@ -269,17 +302,6 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
 
     // MARK: Statements
 
-    /// Runs a statement within the deadline and collects its rows; creates the schema and retries once when the table
-    /// is missing.
-    func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        do {
-            return try await withDeadline { try await self.client.query(query, logger: self.logger).collect() }
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {
-            try await createSchema()
-            return try await withDeadline { try await self.client.query(query, logger: self.logger).collect() }
-        }
-    }
-
     /// Creates the table and its index when missing.
     public func createSchema() async throws {
         let quoted = self.quotedTable
@@ -291,13 +313,20 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
             do {
                 // Not on a verification's path: a generous bound (30 s), so that a busy database still gets its table (10 s was
                 // too short for a fresh cluster under a full test suite on two cores).
-                try await withDeadline(max(configuration.timeout, .seconds(30))) {
-                    _ = try await self.client.query(statement, logger: self.logger).collect()
+                let index = try writableIndex()
+                do {
+                    try await withDeadline(max(configuration.timeout, .seconds(30))) {
+                        _ = try await self.clients[index].query(statement, logger: self.logger).collect()
+                    }
+                } catch {
+                    noteFailure(error, host: index)
+                    throw error
                 }
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" || error.serverInfo?[.sqlState] == "42P07" {
                 continue  // another instance created it at the same moment
             }
         }
+        schemaReady.store(true, ordering: .releasing)
     }
 
     /// Times a store call and turns any failure into `.unavailable` (fail closed), counted.

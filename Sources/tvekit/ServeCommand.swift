@@ -46,7 +46,9 @@ struct ServeCommand: AsyncParsableCommand {
             --verifier-only --cert adobe.pem --requestor R), one-time use on: \
             in memory (one process), or with --replay-store postgres://user@host:port/db shared by every instance on that \
             database (a fleet; the password from --replay-store-password-env, PGPASSWORD by default, or \
-            --replay-store-password-file, never in the URL). When the database cannot answer, verifications fail closed \
+            --replay-store-password-file, never in the URL). With several hosts (a primary and its synchronous standbys, \
+            postgres://user@host1:port1,host2:port2/db) the store writes to the one that accepts writes and finds the \
+            promoted standby by itself after a failover. When the database cannot answer, verifications fail closed \
             with REPLAY_CHECK_FAILED (HTTP 503). --cert keys follow tvekit token verify's rule: one under 2048 bits is \
             refused unless --allow-1024-bit-keys is given (then trusted with a warning), one under 1024 bits always. \
             The service runs one event-loop thread per core unless --threads says otherwise.
@@ -82,7 +84,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("replay-store"),
-        help: "Where one-time use is kept (--verifier-only): memory or postgres://user@host[:port]/database.")
+        help: """
+            Where one-time use is kept (--verifier-only): memory, or postgres://user@host[:port]/database; a primary and \
+            its standbys as postgres://user@host1:port1,host2:port2/database (writes go to the one that accepts them).
+            """)
     var replayStore = "memory"
 
     @Option(

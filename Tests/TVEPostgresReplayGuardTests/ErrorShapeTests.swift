@@ -24,7 +24,7 @@ struct ErrorShapeTests {
             try PostgresReplayGuard.Configuration(url: "postgres://user:hunter2@host/db", password: nil)
         }
         #expect(error?.code == .passwordInURL)
-        #expect(error?.file == "TVEPostgresReplayGuard/PostgresReplayGuard+Configuration.swift")
+        #expect(error?.file == "TVEPostgresReplayGuard/PostgresReplayGuard+URL.swift")
         #expect(error.map { !$0.description.contains("hunter2") } == true)
     }
 }
