@@ -29,6 +29,17 @@ struct RunningAVerificationFleetArticleTests {
         }
     }
 
+    @Test("a primary and its standby: the multi-host URL names both hosts; the probe interval is 250 ms by default")
+    func primaryAndStandbyConfiguration() throws {
+        var configuration = try PostgresReplayGuard.Configuration(
+            url: "postgres://fleet@db-a.internal,db-b.internal/tokens?sslmode=require&target_session_attrs=read-write",
+            password: ProcessInfo.processInfo.environment["PGPASSWORD"])
+        #expect(configuration.hostProbeInterval == .milliseconds(250))
+        configuration.hostProbeInterval = .milliseconds(250)  // the default
+        #expect(configuration.hosts == [.init("db-a.internal"), .init("db-b.internal")])
+        #expect(configuration.redactedURL == "postgres://fleet@db-a.internal:5432,db-b.internal:5432/tokens")
+    }
+
     @Test("a fleet member (guard, service, HTTP server in one ServiceGroup) verifies a token once, then answers it replayed")
     func fleetMemberInAServiceGroup() async throws {
         let configuration = try PostgresCluster.configuration()
