@@ -138,7 +138,7 @@ fuzz: deps
 # FLEET_JSON=1 for JSON, FLEET_ONLY=http for nginx, /health and in-memory /verify alone. Installs wrk and nginx when
 # missing; starts and stops its own PostgreSQL cluster when none is running.
 fleet-bench: deps
-	FLEET_ONLY=$(or $(FLEET_ONLY),all) bash Benchmarks/fleet-load/run.sh $(if $(filter 1,$(FLEET_JSON)),--json) $(or $(FLEET_SECONDS),10)
+	@FLEET_ONLY=$(or $(FLEET_ONLY),all) bash Benchmarks/fleet-load/run.sh $(if $(filter 1,$(FLEET_JSON)),--json) $(or $(FLEET_SECONDS),10)
 
 # One fuzzer: make fuzz-one FUZZER=FuzzMetadata [FUZZ_SECONDS=...] [FUZZ_JOBS=...]
 MAX_LEN ?= 70000
