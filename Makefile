@@ -142,10 +142,13 @@ fuzz: deps
 	$(MAKE) fuzz-one FUZZER=FuzzVerifyReader MAX_LEN=16384
 
 # The verification fleet under load (wrk, 16 connections; memory and PostgreSQL; single tokens and batches of 64), with
-# in-process token-verify beside it: FLEET_SECONDS per run (default 10), FLEET_JSON=1 for JSON. Starts and stops its own
-# PostgreSQL cluster when none is running.
+# its peers beside it: in-process token-verify; nginx's CPU per request beside the server's /health and in-memory
+# /verify; pgbench running the replay store's statements (the PostgreSQL limit: transactions/s, average and p99
+# latency). Prints every figure, the ratios and issue 31's goals with PASS or MISS. FLEET_SECONDS per run (default 10),
+# FLEET_JSON=1 for JSON, FLEET_ONLY=http for nginx, /health and in-memory /verify alone. Installs wrk and nginx when
+# missing; starts and stops its own PostgreSQL cluster when none is running.
 fleet-bench: deps
-	bash Benchmarks/fleet-load/run.sh $(if $(filter 1,$(FLEET_JSON)),--json) $(or $(FLEET_SECONDS),10)
+	@FLEET_ONLY=$(or $(FLEET_ONLY),all) bash Benchmarks/fleet-load/run.sh $(if $(filter 1,$(FLEET_JSON)),--json) $(or $(FLEET_SECONDS),10)
 
 # One fuzzer: make fuzz-one FUZZER=FuzzMetadata [FUZZ_SECONDS=...] [FUZZ_JOBS=...]
 MAX_LEN ?= 70000

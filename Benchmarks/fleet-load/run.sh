@@ -1,37 +1,57 @@
 #!/usr/bin/env bash
-# Load test of the verification fleet (issue 15): wrk posts UNIQUE tokens (so that every request is a first use and
-# the replay store writes a key) to `tvekit serve --verifier-only` with 16 connections, one-time use kept in memory
+# Load test of the verification fleet (issues 15 and 31): wrk posts UNIQUE tokens (so that every request is a first use
+# and the replay store writes a key) to `tvekit serve --verifier-only` with 16 connections, one-time use kept in memory
 # and then in PostgreSQL (the project's throw-away cluster, scripts/postgres.sh), one token per request and batches of
 # 64. The server runs on CPU 0 with one event loop; wrk and PostgreSQL share CPU 1, so "per core used" is the
 # server's one core. `tvekit speed token-verify` runs first for the per-core comparison.
+# Each figure also has its peer (peers.sh): nginx on CPU 0, loaded as the server is, for the CPU time one HTTP request
+# costs (beside the server's /health and its in-memory /verify), and pgbench running the replay store's statements on
+# the same table, clients and core (beside the PostgreSQL figures).
 #
 # Usage (repository root): bash Benchmarks/fleet-load/run.sh [--json] [seconds per run, default 10]
-# (`make fleet-bench`). Prints the four figures with their ratios to in-process token-verify as one table (or one JSON
-# object with --json). It starts the project's PostgreSQL cluster when it is not running, and then stops it at the end.
+# (`make fleet-bench`). Prints the figures, their ratios and issue 31's goals with PASS or MISS as tables (report.py),
+# or one JSON object with --json. It starts the project's PostgreSQL cluster when it is not running, and then stops it
+# at the end. FLEET_ONLY=http runs only nginx, /health and in-memory /verify single tokens (no PostgreSQL): a quick
+# run for work on the server's own cost.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 json=0
 if [ "${1:-}" = "--json" ]; then json=1; shift; fi
 seconds=${1:-10}
+only=${FLEET_ONLY:-all}
+case "$only" in all | http) ;; *) echo "error: FLEET_ONLY is all or http, not $only" >&2; exit 2 ;; esac
 # With --json, the progress goes to standard error and standard output holds the one JSON object.
 if [ "$json" = 1 ]; then exec 3>&1 1>&2; else exec 3>&1; fi
-command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo; $sudo apt-get update -qq && $sudo apt-get install -y -qq wrk >/dev/null; }
+source Benchmarks/fleet-load/peers.sh
+command -v taskset >/dev/null || { echo "error: taskset (util-linux) is missing" >&2; exit 1; }
+install_missing wrk wrk
+install_missing nginx nginx
 swift build -c release --product tvekit >/dev/null
 tvekit=.build/release/tvekit
 work=$(mktemp -d)
-trap 'kill "${server:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
-# Whoever starts the cluster stops it: started here, it stops when this script has exited.
-url=$(scripts/postgres.sh start --for-pid $$)
-# PostgreSQL shares CPU 1 with wrk (the server has CPU 0 to itself): its processes, and the backends it starts later,
-# run there for the benchmark, and where they ran before afterwards (when the cluster outlives this script).
-command -v taskset >/dev/null || { echo "error: taskset (util-linux) is missing" >&2; exit 1; }
-postgres_pids=$(scripts/postgres.sh pids)
-postgres_cpus=$(taskset -pc "${postgres_pids%% *}" | awk '{print $NF}')
+results="$work/results.jsonl"
+: > "$results"
+postgres_pids=""
 pin_postgres() { for pid in $postgres_pids; do taskset -pc "$1" "$pid" >/dev/null 2>&1 || true; done; }
-pin_postgres 1
-[ "$(taskset -pc "${postgres_pids%% *}" | awk '{print $NF}')" = 1 ] || { echo "error: PostgreSQL could not be pinned to CPU 1" >&2; exit 1; }
-trap 'kill "${server:-}" 2>/dev/null || true; pin_postgres "$postgres_cpus"; rm -rf "$work"' EXIT
-results="$work/results.txt"
+cleanup() {
+    kill "${server:-}" "${nginx:-}" 2>/dev/null || true
+    [ -z "$postgres_pids" ] || pin_postgres "$postgres_cpus"
+    rm -rf "$work"
+}
+trap cleanup EXIT
+if [ "$only" = all ]; then
+    # Whoever starts the cluster stops it: started here, it stops when this script has exited.
+    url=$(scripts/postgres.sh start --for-pid $$)
+    # PostgreSQL shares CPU 1 with wrk (the server has CPU 0 to itself): its processes, and the backends it starts
+    # later, run there for the benchmark, and where they ran before afterwards (when the cluster outlives this script).
+    postgres_pids=$(scripts/postgres.sh pids)
+    postgres_cpus=$(taskset -pc "${postgres_pids%% *}" | awk '{print $NF}')
+    pin_postgres 1
+    [ "$(taskset -pc "${postgres_pids%% *}" | awk '{print $NF}')" = 1 ] || { echo "error: PostgreSQL could not be pinned to CPU 1" >&2; exit 1; }
+    pgbench=$(ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | tail -1)
+    [ -n "$pgbench" ] || pgbench=$(command -v pgbench)
+    write_pgbench_scripts
+fi
 # Two hours of validity, so that tokens issued now stay valid through the runs.
 echo "== issuing unique tokens (two processes)"
 per=${TOKENS:-80000}
@@ -94,88 +114,37 @@ start_server() {
 stop_server() {
     curl -s "$base/metrics" | grep '^tvekit_verifications_total' | sed 's/^/   /'
     kill -INT "$server"; wait "$server" 2>/dev/null || true
-}
-# The server's CPU time so far, in clock ticks (user + system, all its threads).
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
-run() {  # $1: label, $2: batch size
-    echo "-- $1"
-    local before after
-    before=$(cpu_ticks)
-    TOKENS_FILE="$work/tokens.txt" BATCH=$2 THREADS=2 taskset -c 1 wrk -t2 -c16 -d "${seconds}s" --latency -s "$work/fleet.lua" \
-        "$base/verify" > "$work/run.txt"
-    after=$(cpu_ticks)
-    grep -E "Requests/sec|50%|90%|99%|Non-2xx|Socket errors" "$work/run.txt" | sed 's/^/   /'
-    local rps p99 cores
-    rps=$(grep "Requests/sec" "$work/run.txt" | awk '{print $2}')
-    p99=$(grep -E "^ +99%" "$work/run.txt" | awk '{print $2}')
-    # wrk's run includes its own start (building the requests); the server is busy only while wrk sends.
-    cores=$(python3 -c "print(round(($after - $before) / $(getconf CLK_TCK) / $seconds, 3))")
-    echo "   tokens/s: $(python3 -c "print(int($rps * $2))"), server cores used: $cores"
-    echo "$store $2 $rps $p99 $cores" >> "$results"
+    server=""
 }
 
-# Each run starts a fresh server (and an empty table), so that its tokens are first uses again.
+# The HTTP peer first, loaded as the server is (a GET, no body): its CPU time per request is the yardstick of the
+# server's /health and of its in-memory /verify less the verification.
+echo "== nginx (the HTTP peer)"
+start_nginx
+load nginx-get "$nginx" 0 "$nginx_url"
+stop_nginx
+
+# Each run of tokens starts a fresh server (and an empty table), so that its tokens are first uses again.
 echo "== in memory"
-store=memory
 start_server
-run "single tokens, 16 connections" 1
+load memory-health "$server" 0 "$base/health"
+load memory-single "$server" 1 "$base/verify"
 stop_server
-start_server
-run "batches of 64, 16 connections" 64
-stop_server
-echo "== PostgreSQL ($url)"
-store=postgres
-for batch in 1 64; do
-    psql "$url" -qc "DROP TABLE IF EXISTS tvekit_replay_keys" 2>/dev/null
-    PGPASSWORD= start_server --replay-store "$url?sslmode=disable"
-    if [ "$batch" = 1 ]; then run "single tokens, 16 connections" 1; else run "batches of 64, 16 connections" 64; fi
-    psql "$url" -tAc "SELECT '   ' || count(*) || ' keys in the table' FROM tvekit_replay_keys"
+if [ "$only" = all ]; then
+    start_server
+    load memory-batch64 "$server" 64 "$base/verify"
     stop_server
-done
+    # Each fleet run on PostgreSQL, then pgbench's run of the same statement on the table created afresh.
+    echo "== PostgreSQL ($url)"
+    for batch in single batch64; do
+        psql "$url" -qc "DROP TABLE IF EXISTS tvekit_replay_keys" 2>/dev/null
+        PGPASSWORD= start_server --replay-store "$url?sslmode=disable"
+        load "postgres-$batch" "$server" "$([ "$batch" = single ] && echo 1 || echo 64)" "$base/verify"
+        psql "$url" -tAc "SELECT '   ' || count(*) || ' keys in the table' FROM tvekit_replay_keys"
+        stop_server
+        pgbench_run "pgbench-$batch" "$([ "$batch" = single ] && echo 1 || echo 64)"
+    done
+fi
 
-# The four figures, each beside in-process token-verify (per core used: the server has one core).
-python3 - "$results" "$speed" "$json" <<'PY' >&3
-import json, re, sys
-rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
-speed, as_json = float(sys.argv[2]), sys.argv[3] == "1"
-def ms(text):
-    m = re.match(r"([0-9.]+)(us|ms|s)", text or "")
-    return None if not m else float(m.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[m.group(2)]
-figures = {}
-for store, batch, rps, p99, cores in rows:
-    key = f"{store}-{'single' if batch == '1' else 'batch' + batch}"
-    tokens = float(rps) * int(batch)
-    used = min(max(float(cores), 0.01), 1.0)
-    figures[key] = {"requestsPerSecond": float(rps), "tokensPerSecond": tokens, "p99Milliseconds": ms(p99),
-                    "serverCoresUsed": float(cores), "tokensPerSecondPerCoreUsed": round(tokens / used)}
-def ratio(a, b):
-    return round(a / b, 3) if a and b else None
-single_memory = figures.get("memory-single", {}).get("tokensPerSecond")
-single_pg = figures.get("postgres-single", {}).get("tokensPerSecond")
-report = {
-    "inProcessTokenVerifyPerSecond": speed,
-    "figures": figures,
-    "ratios": {
-        "postgresSingleToMemorySingle": ratio(single_pg, single_memory),
-        "memorySingleToInProcess": ratio(figures.get("memory-single", {}).get("tokensPerSecondPerCoreUsed"), speed),
-        "memoryBatch64ToInProcess": ratio(figures.get("memory-batch64", {}).get("tokensPerSecondPerCoreUsed"), speed),
-        "postgresBatch64ToInProcess": ratio(figures.get("postgres-batch64", {}).get("tokensPerSecondPerCoreUsed"), speed),
-    },
-    "goals": {"postgresSingleToMemorySingle": 0.7, "memorySingleToInProcess": 0.5, "memoryBatch64ToInProcess": 0.9,
-              "postgresBatch64ToInProcess": 0.8, "postgresSingleP99Milliseconds": 5.0},
-}
-if as_json:
-    print(json.dumps(report, indent=2))
-else:
-    print()
-    print(f"{'run':<20} {'tokens/s':>10} {'cores':>6} {'per core':>9} {'p99 ms':>8}  ratio (goal)")
-    print(f"{'in-process verify':<20} {speed:>10.0f} {1:>6} {speed:>9.0f} {'':>8}")
-    names = {"memory-single": "memorySingleToInProcess", "memory-batch64": "memoryBatch64ToInProcess",
-             "postgres-single": "postgresSingleToMemorySingle", "postgres-batch64": "postgresBatch64ToInProcess"}
-    for key, name in names.items():
-        f = figures.get(key, {})
-        r, goal = report["ratios"][name], report["goals"][name]
-        base = "memory single (tokens/s)" if key == "postgres-single" else "in-process, per core used"
-        print(f"{key:<20} {f.get('tokensPerSecond', 0):>10.0f} {f.get('serverCoresUsed', 0):>6.2f} "
-              f"{f.get('tokensPerSecondPerCoreUsed', 0):>9.0f} {f.get('p99Milliseconds') or 0:>8.2f}  {r} of {base} (goal {goal})")
-PY
+echo "== report"
+python3 Benchmarks/fleet-load/report.py "$results" "$speed" $([ "$json" = 1 ] && echo --json) >&3
