@@ -110,8 +110,10 @@ struct ConnectionStateMachine {
         return false
     }
 
-    /// A request part arrived.
-    mutating func received(_ part: HTTPServerRequestPart, now: NIODeadline, started: @autoclosure () -> ContinuousClock.Instant)
+    /// A request part arrived (`now` and `started` are read only for a head).
+    mutating func received(
+        _ part: HTTPServerRequestPart, now: @autoclosure () -> NIODeadline, started: @autoclosure () -> ContinuousClock.Instant
+    )
         -> ReadAction
     {
         switch state {
@@ -134,7 +136,7 @@ struct ConnectionStateMachine {
                 state = .closing
                 return .refuse(request, .bodyTooLarge)
             }
-            state = .reading(request, body: nil, tooLarge: false, headArrived: now)
+            state = .reading(request, body: nil, tooLarge: false, headArrived: now())
             return .none
         case .reading(let request, var body, var tooLarge, let headArrived):
             switch part {

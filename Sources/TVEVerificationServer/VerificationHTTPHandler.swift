@@ -100,7 +100,8 @@ final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandl
         // NIO's parser refused the request (a head over 80 KiB, bad syntax): 400 when no answer is due, then close, as
         // NIO's HTTPServerProtocolErrorHandler does.
         if error is HTTPParserError, !machine.holdsReads {
-            context.writeAndFlush(wrapOutboundOut(ResponseBytes.badRequest)).whenComplete { _ in context.close(promise: nil) }
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(ResponseBytes.badRequest)).whenComplete { _ in channel.close(promise: nil) }
         } else {
             context.close(promise: nil)
         }
@@ -219,7 +220,8 @@ final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandl
             if !reading { flushIfNeeded(context: context) }
         case .close:
             cancelTimers()
-            context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in context.close(promise: nil) }
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in channel.close(promise: nil) }
         case .closeLingering:
             // The client may still be sending the body it announced: close our side only, drop what still comes (so that
             // the kernel does not answer it with a reset that would lose the answer), and close after 2 s.
