@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
@@ -57,13 +58,18 @@ let package = Package(
             name: "CTVEOpenSSL",
             dependencies: ["COpenSSL"]
         ),
+        // The package's shared concurrency parts, never part of a product: the one lock (`Locked`), the event-loop task
+        // executor and the deadline race. No dependency, so that the client libraries stay free of SwiftNIO.
+        .target(
+            name: "TVEConcurrency"
+        ),
         .target(
             name: "TVECrypto",
-            dependencies: ["COpenSSL", "CTVEOpenSSL"]
+            dependencies: ["TVEConcurrency", "COpenSSL", "CTVEOpenSSL"]
         ),
         .target(
             name: "TVETokens",
-            dependencies: ["TVECrypto", "TVEJSON"]
+            dependencies: ["TVEConcurrency", "TVECrypto", "TVEJSON"]
         ),
         .target(
             name: "TVEJSON"
@@ -83,6 +89,7 @@ let package = Package(
         .target(
             name: "TVEFuzzSupport",
             dependencies: [
+                "TVEConcurrency",
                 "TVETokens", "TVEMetadata", "TVECrypto", "TVESAML", "TVETestSupport", "TVEPassAPIv2", "TVEVerification", "TVEJSON",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -126,6 +133,7 @@ let package = Package(
         .target(
             name: "TVEAccessEnabler",
             dependencies: [
+                "TVEConcurrency",
                 "TVECrypto", "TVEJSON", "TVETokens", "TVEMetadata", "TVESAML", "TVEPassAPI", "TVEPassAPIv2",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -135,15 +143,18 @@ let package = Package(
         .target(
             name: "TVEVerification",
             dependencies: [
+                "TVEConcurrency",
                 "TVECrypto", "TVETokens", "TVEJSON",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // One-time use shared by a fleet of verifiers, on PostgreSQL. Its own product: only its users build postgres-nio.
         .target(
             name: "TVEPostgresReplayGuard",
             dependencies: [
+                "TVEConcurrency",
                 "TVETokens", "TVECrypto",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -156,11 +167,14 @@ let package = Package(
         .target(
             name: "TVEVerificationServer",
             dependencies: [
+                "TVEConcurrency",
                 "TVEVerification",
                 "TVECrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -168,6 +182,7 @@ let package = Package(
         .target(
             name: "TVEServiceProvider",
             dependencies: [
+                "TVEConcurrency",
                 "TVEPassAPI",
                 "TVEPassAPIv2",
                 "TVEPassDCR",
@@ -190,6 +205,7 @@ let package = Package(
         .target(
             name: "TVESandbox",
             dependencies: [
+                "TVEConcurrency",
                 "TVEServiceProvider",
                 "TVEAccessEnabler",
                 "TVEPassAPI",
@@ -211,6 +227,7 @@ let package = Package(
         .executableTarget(
             name: "tvekit",
             dependencies: [
+                "TVEConcurrency",
                 "TVEBenchmarkSupport",
                 "TVESandbox",
                 "TVEServiceProvider",
@@ -292,11 +309,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TVEVerificationTests",
-            dependencies: ["TVETestSupport", "TVEVerification", "TVETokens", "TVECrypto", "TVEFuzzSupport"]
+            dependencies: ["TVEConcurrency", "TVETestSupport", "TVEVerification", "TVETokens", "TVECrypto", "TVEFuzzSupport"]
         ),
         .testTarget(
             name: "TVEVerificationServerTests",
             dependencies: [
+                "TVEConcurrency",
                 "TVETestSupport", "TVEVerificationServer", "TVEVerification", "TVEServiceProvider", "TVETokens", "TVECrypto",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -316,6 +334,7 @@ let package = Package(
         .testTarget(
             name: "TVEServiceProviderTests",
             dependencies: [
+                "TVEConcurrency",
                 "TVETestSupport", "TVEServiceProvider", "TVESandbox", "TVEVerification", "TVEPassAPI", "TVETokens", "TVECrypto",
                 "TVEMetadata",
                 "TVESAML",
@@ -331,11 +350,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TVESandboxTests",
-            dependencies: ["TVESandbox", "TVEServiceProvider", "TVEAccessEnabler", "TVECrypto"]
+            dependencies: ["TVEConcurrency", "TVESandbox", "TVEServiceProvider", "TVEAccessEnabler", "TVECrypto"]
         ),
         .testTarget(
             name: "TVEAccessEnablerTests",
             dependencies: [
+                "TVEConcurrency",
                 "TVETestSupport",
                 "TVEAccessEnabler", "TVESandbox", "TVEServiceProvider", "TVEVerification", "TVETokens", "TVECrypto", "TVEMetadata",
                 "TVEJSON", "TVEPassAPIv2",

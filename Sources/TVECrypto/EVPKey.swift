@@ -1,6 +1,7 @@
 internal import COpenSSL
 internal import CTVEOpenSSL
 import Foundation
+import TVEConcurrency
 
 /// Owns one `EVP_PKEY` and a small pool of initialised operation contexts for it.
 ///

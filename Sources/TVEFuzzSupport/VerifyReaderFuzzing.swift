@@ -24,7 +24,7 @@ public enum VerifyReaderFuzzing {
             if let fast { check(fast == strict, "the one-pass reader read \(fast) where the strict reader read \(strict)") }
         }
         guard let service else { return }
-        let answer = service.answer(method: "POST", path: "/verify", body: data)
+        let answer = service.verify(data)
         check([200, 400, 413, 503].contains(answer.status), "undocumented status \(answer.status)")
         check(answer.result != MediaTokenVerification.Result.validToken.rawValue, "a fuzzed token verified")
         let documents: [String] =

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import TVEConcurrency
 
 extension PostgresReplayGuard {
     /// Runs `body`, or throws ``ReplayStoreError`` `.unavailable` after `deadline` (the store's timeout by default)
@@ -11,30 +12,17 @@ extension PostgresReplayGuard {
         _ deadline: Duration? = nil, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let deadline = deadline ?? configuration.timeout
-        // The statement runs as a task that inherits the caller's executor preference (a verification server's event
-        // loop), and the deadline is a timer on the caller's event loop: no sleeping child task, whose wake-up would
-        // cross to another thread on every statement.
-        let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? timerGroup.any()
-        let (seconds, attoseconds) = deadline.components
-        let race = DeadlineRace<T>()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                guard race.start(continuation) else { return }  // cancelled before it began
-                let task = startTask {
-                    do {
-                        race.finish(.success(try await body()))
-                    } catch {
-                        race.finish(.failure(error))
-                    }
-                }
-                let timer = loop.scheduleTask(in: .nanoseconds(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)) {
-                    race.finish(
-                        .failure(ReplayStoreError(.unavailable, "the database did not answer within \(Self.milliseconds(deadline)) ms")))
-                }
-                race.attach(task: task, timer: timer)
-            }
-        } onCancel: {
-            race.finish(.failure(CancellationError()))
-        }
+        // The statement runs as a task on the caller's event loop (a verification server's), and the deadline is a timer
+        // on that loop: no sleeping child task, whose wake-up would cross to another thread on every statement.
+        let current = MultiThreadedEventLoopGroup.currentEventLoop
+        let loop = current ?? timerGroup.any()
+        return try await TVEConcurrency.withDeadline(
+            executor: current.map(LoopTaskExecutor.init),
+            arm: { fire in
+                let timer = loop.scheduleTask(in: TimeAmount(deadline), fire)
+                return { timer.cancel() }
+            },
+            timedOut: { ReplayStoreError(.unavailable, "the database did not answer within \(Self.milliseconds(deadline)) ms") },
+            body)
     }
 }

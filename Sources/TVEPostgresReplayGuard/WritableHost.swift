@@ -1,4 +1,4 @@
-import TVECrypto
+import TVEConcurrency
 
 /// Which of the store's hosts takes writes, as far as the guard knows: the index its statements go to, or none (every
 /// check then answers "unavailable" at once, fail closed, until a probe finds one). A statement whose connection broke,

@@ -1,4 +1,4 @@
-import TVECrypto
+import TVEConcurrency
 import TVETokens
 
 /// Gathers concurrent checks into shared statements: while `maximumInFlight` statements are out, new keys wait and

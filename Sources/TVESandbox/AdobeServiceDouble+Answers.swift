@@ -1,5 +1,6 @@
 import Foundation
 import TVEAccessEnabler
+import TVEConcurrency
 import TVECrypto
 import TVEPassAPI
 import TVETokens

@@ -1,4 +1,5 @@
 import Foundation
+import TVEConcurrency
 import TVECrypto
 import TVETokens
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import TVEConcurrency
 import TVECrypto
 import TVEPassAPI
 import TVEMetadata

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TVEConcurrency
 import TVECrypto
 import TVETokens
 import TVEPassAPI

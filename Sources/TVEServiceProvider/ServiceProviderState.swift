@@ -1,4 +1,5 @@
 import Foundation
+import TVEConcurrency
 import TVECrypto
 
 /// A table whose entries expire, with a hard capacity. Expired entries stay (so that they can still answer "expired")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import TVEConcurrency
 import TVECrypto
 import TVETokens
 import TVEPassAPIv2

@@ -11,15 +11,12 @@ extension VerificationService {
                 return Self.response(self.answerBodyTooLarge())
             }
             if self.answersSynchronously {
-                return Self.response(body.withUnsafeReadableBytes { self.answer(method: "POST", path: "/verify", body: $0) })
+                return Self.response(body.withUnsafeReadableBytes { self.verify($0) })
             }
-            return Self.response(await self.answer(method: "POST", path: "/verify", body: Array(body.readableBytesView)))
+            return Self.response(await self.verify(Array(body.readableBytesView)))
         }
-        for path in ["health", "metrics"] {
-            router.get(RouterPath(path)) { _, _ -> Response in
-                Self.response(self.answer(method: "GET", path: "/" + path, body: UnsafeRawBufferPointer(start: nil, count: 0)))
-            }
-        }
+        router.get("health") { _, _ -> Response in Self.response(self.answer(.health)) }
+        router.get("metrics") { _, _ -> Response in Self.response(self.answer(.metrics)) }
     }
 
     /// A router with the routes and, when `log` is given, one log line per request (method, path, status, time;

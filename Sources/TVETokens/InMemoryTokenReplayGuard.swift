@@ -1,4 +1,5 @@
 import Foundation
+import TVEConcurrency
 import TVECrypto
 
 /// A bounded in-memory ``TokenReplayGuard`` for one process.
@@ -7,51 +8,46 @@ import TVECrypto
 /// Memory is capped at ``capacity`` records; when that many unexpired tokens are recorded, new tokens are refused
 /// (fail closed: they verify as `TOKEN_REPLAYED`) rather than forgetting a record that could then be replayed.
 /// Safe to share between threads and tasks. Several processes need a shared store instead (implement the protocol).
-public final class InMemoryTokenReplayGuard: TokenReplayGuard, @unchecked Sendable {
-    // Sendable: all mutable state is guarded by `mutex`.
+public final class InMemoryTokenReplayGuard: TokenReplayGuard, Sendable {
+    /// The records: by key, and a min-heap by expiry.
+    fileprivate struct Records {
+        var expiries: [TokenReplayKey: Int64] = [:]
+        var heap: [(expiresAt: Int64, key: TokenReplayKey)] = []
+    }
+
     /// The most records kept at once.
     public let capacity: Int
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var expiries: [TokenReplayKey: Int64] = [:]
-    private var heap: [(expiresAt: Int64, key: TokenReplayKey)] = []
+    private let records = Locked(Records())
 
     /// - Parameter capacity: the most unexpired tokens remembered (default 1,000,000, about 100 MB at most).
     public init(capacity: Int = 1_000_000) {
         self.capacity = max(1, capacity)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
     }
 
     /// The number of records currently kept.
-    public var count: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return expiries.count
-    }
+    public var count: Int { records.withLock { $0.expiries.count } }
 
     public func recordFirstUse(of key: TokenReplayKey, expiresAt: Int64, now: Int64) -> Bool {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        evictExpired(now: now)
-        if let recorded = expiries[key], recorded > now { return false }
-        guard expiries.count < capacity else { return false }
-        expiries[key] = expiresAt
-        push((expiresAt, key))
-        return true
+        records.withLock { records in
+            records.evictExpired(now: now)
+            if let recorded = records.expiries[key], recorded > now { return false }
+            guard records.expiries.count < capacity else { return false }
+            records.expiries[key] = expiresAt
+            records.push((expiresAt, key))
+            return true
+        }
     }
+}
 
-    private func evictExpired(now: Int64) {
+extension InMemoryTokenReplayGuard.Records {
+    mutating func evictExpired(now: Int64) {
         while let top = heap.first, top.expiresAt <= now {
             pop()
             if let recorded = expiries[top.key], recorded <= now { expiries[top.key] = nil }
         }
     }
 
-    private func push(_ element: (expiresAt: Int64, key: TokenReplayKey)) {
+    mutating func push(_ element: (expiresAt: Int64, key: TokenReplayKey)) {
         heap.append(element)
         var child = heap.count - 1
         while child > 0 {
@@ -62,7 +58,7 @@ public final class InMemoryTokenReplayGuard: TokenReplayGuard, @unchecked Sendab
         }
     }
 
-    private func pop() {
+    mutating func pop() {
         guard !heap.isEmpty else { return }
         heap.swapAt(0, heap.count - 1)
         heap.removeLast()

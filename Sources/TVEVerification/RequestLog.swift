@@ -1,10 +1,15 @@
 import Foundation
+import ServiceLifecycle
+import TVEConcurrency
 import TVECrypto
 
 /// One line per request — method, path, status, microseconds; never headers or bodies — written by a background
 /// flusher instead of on the request's path. swift-log's default stream handler wrote each line synchronously and
 /// cost a quarter of a verification request.
-public final class RequestLog: Sendable {
+///
+/// A ServiceLifecycle `Service`: run it in the caller's `ServiceGroup` (first, so that a graceful shutdown stops it
+/// last, after the servers that record into it), where it flushes every 100 ms until the shutdown, then once more.
+public final class RequestLog: Service, Sendable {
     private let buffer = Locked<[UInt8]>([])
     private let output: FileHandle
     /// Lines beyond this many buffered bytes are dropped (and counted) rather than growing memory without bound.
@@ -74,6 +79,11 @@ public final class RequestLog: Sendable {
         }
         if !pending.isEmpty { output.write(Data(pending)) }
         if lost > 0 { output.write(Data("(\(lost) log lines dropped: the log could not keep up)\n".utf8)) }
+    }
+
+    /// Flushes every 100 ms until a graceful shutdown or cancellation, then once more.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await self.runFlusher() }
     }
 
     /// Flushes every `interval` until the task is cancelled, then once more.

@@ -22,6 +22,8 @@ public struct VerificationAnswer: Sendable, Hashable {
         status: 413, contentType: "application/json",
         body: #"{"error":"bodyTooLarge","reason":"the body is over \#(VerificationService.maximumBodyBytes) bytes"}"#, result: nil)
 
+    static let health = VerificationAnswer(status: 200, contentType: "text/plain; charset=utf-8", body: "ok", result: nil)
+
     static let methodNotAllowed = VerificationAnswer(
         status: 405, contentType: "application/json",
         body: #"{"error":"methodNotAllowed","reason":"wrong method for this endpoint"}"#, result: nil)

@@ -102,10 +102,69 @@ public struct VerificationService: Sendable {
     /// Answers one request at once: `POST /verify`, `GET|HEAD /health`, `GET|HEAD /metrics`, else 404 or 405. A
     /// `POST /verify` is counted in ``metrics`` with its time. `path` is the request target without its query. With an
     /// asynchronous replay store, `POST /verify` answers 503 `REPLAY_CHECK_FAILED` here (fail closed): use the `async`
-    /// overload.
+    /// overload. A transport that routes the request itself calls ``route(method:path:)`` and ``verify(_:)-(UnsafeRawBufferPointer)``
+    /// instead.
     public func answer(method: String, path: some StringProtocol, body: UnsafeRawBufferPointer) -> VerificationAnswer {
-        guard path == "/verify" else { return other(method: method, path: path) }
-        guard method == "POST" else { return .methodNotAllowed }
+        switch Self.route(method: method, path: path) {
+        case .verify: verify(body)
+        case let route: answer(route)
+        }
+    }
+
+    /// Answers one request, waiting for the replay store when it is asynchronous (one round trip per request, a batch
+    /// included). Otherwise as the synchronous overload.
+    public func answer(method: String, path: some StringProtocol, body: [UInt8]) async -> VerificationAnswer {
+        switch Self.route(method: method, path: path) {
+        case .verify: await verify(body)
+        case let route: answer(route)
+        }
+    }
+
+    // MARK: Typed entry points
+
+    /// What a request asks for, from its method and path alone: a transport routes a request once, from its head,
+    /// then calls the entry point of that route.
+    public enum Route: Sendable, Hashable {
+        /// `POST /verify`: ``verify(_:)-(UnsafeRawBufferPointer)`` (in process), ``verify(_:)-([UInt8])`` (with an
+        /// asynchronous store), or ``answerBodyTooLarge()``.
+        case verify
+        /// `GET|HEAD /health`.
+        case health
+        /// `GET|HEAD /metrics`.
+        case metrics
+        /// A known path with another method: 405.
+        case methodNotAllowed
+        /// No such path: 404.
+        case notFound
+    }
+
+    /// The route of a request; `path` is the request target without its query.
+    public static func route(method: some StringProtocol, path: some StringProtocol) -> Route {
+        switch path {
+        case "/verify": method == "POST" ? .verify : .methodNotAllowed
+        case "/health": method == "GET" || method == "HEAD" ? .health : .methodNotAllowed
+        case "/metrics": method == "GET" || method == "HEAD" ? .metrics : .methodNotAllowed
+        default: .notFound
+        }
+    }
+
+    /// The answer of a route that has no body to read: `/health`, `/metrics`, 405 and 404 (``Route/verify`` answers
+    /// as a `/verify` without a body would: 400).
+    public func answer(_ route: Route) -> VerificationAnswer {
+        switch route {
+        case .verify: verify(UnsafeRawBufferPointer(start: nil, count: 0))
+        case .health: .health
+        case .metrics:
+            VerificationAnswer(status: 200, contentType: "text/plain; version=0.0.4", body: metrics.prometheusText(), result: nil)
+        case .methodNotAllowed: .methodNotAllowed
+        case .notFound: Self.notFound
+        }
+    }
+
+    /// `POST /verify` with `body` (one token, or a batch: the body's shape decides, once), answered at once with the
+    /// in-process replay guard; counted in ``metrics`` with its time. With an asynchronous replay store this answers
+    /// 503 `REPLAY_CHECK_FAILED` (fail closed): use ``verify(_:)-([UInt8])``.
+    public func verify(_ body: UnsafeRawBufferPointer) -> VerificationAnswer {
         guard body.count <= Self.maximumBodyBytes else { return answerBodyTooLarge() }
         let started = ContinuousClock.now
         let answer: VerificationAnswer
@@ -130,12 +189,10 @@ public struct VerificationService: Sendable {
         return answer
     }
 
-    /// Answers one request, waiting for the replay store when it is asynchronous (one round trip per request, a batch
-    /// included). Otherwise as the synchronous overload.
-    public func answer(method: String, path: some StringProtocol, body: [UInt8]) async -> VerificationAnswer {
-        guard let replayStore, path == "/verify", method == "POST" else {
-            return body.withUnsafeBytes { self.answer(method: method, path: path, body: $0) }
-        }
+    /// `POST /verify` with `body` (one token, or a batch), waiting for the replay store when it is asynchronous (one
+    /// round trip per request, a batch included); with one-time use in process, as ``verify(_:)-(UnsafeRawBufferPointer)``.
+    public func verify(_ body: [UInt8]) async -> VerificationAnswer {
+        guard let replayStore else { return body.withUnsafeBytes { verify($0) } }
         guard body.count <= Self.maximumBodyBytes else { return answerBodyTooLarge() }
         let started = ContinuousClock.now
         // Every check but one-time use first; then one call to the store for the whole request.
@@ -262,20 +319,8 @@ public struct VerificationService: Sendable {
         }
     }
 
-    /// `GET|HEAD /health`, `GET|HEAD /metrics`, else 404 or 405.
-    private func other(method: String, path: some StringProtocol) -> VerificationAnswer {
-        switch path {
-        case "/health":
-            guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
-            return VerificationAnswer(status: 200, contentType: "text/plain; charset=utf-8", body: "ok", result: nil)
-        case "/metrics":
-            guard method == "GET" || method == "HEAD" else { return .methodNotAllowed }
-            return VerificationAnswer(status: 200, contentType: "text/plain; version=0.0.4", body: metrics.prometheusText(), result: nil)
-        default:
-            return VerificationAnswer(
-                status: 404, contentType: "application/json", body: Self.errorJSON("notFound", "no such endpoint"), result: nil)
-        }
-    }
+    static let notFound = VerificationAnswer(
+        status: 404, contentType: "application/json", body: errorJSON("notFound", "no such endpoint"), result: nil)
 
     static func errorJSON(_ error: String, _ reason: String) -> String {
         JSONValue.object(["error": .string(error), "reason": .string(reason)]).jsonText

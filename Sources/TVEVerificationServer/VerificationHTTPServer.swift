@@ -1,12 +1,14 @@
-import Foundation
+import Logging
 import NIOCore
+import NIOExtras
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
+import TVEConcurrency
 import TVEVerification
 
-/// The verification service on a lean HTTP/1.1 server: SwiftNIO's HTTP pipeline and one handler that answers on the
-/// event loop. A verification is a few microseconds of CPU work with no I/O, so it runs where the request arrived:
+/// The verification service on a lean HTTP/1.1 server: SwiftNIO's request decoder and one handler that answers on the
+/// event loop, its connection's state one state machine, its answers written as bytes. A verification is a few microseconds of CPU work with no I/O, so it runs where the request arrived:
 /// no hop to a task, no second thread pool. With an asynchronous replay store the request's task runs on the same event
 /// loop (its executor preference), so waiting for the store does not move the request to another thread either; give
 /// the store's client the same event-loop group. `tvekit serve --verifier-only` runs this; `TVEServiceProvider` mounts
@@ -14,7 +16,7 @@ import TVEVerification
 ///
 /// A ServiceLifecycle `Service`: run it in a `ServiceGroup`, which stops it on a graceful shutdown (SIGTERM or SIGINT
 /// when the group is configured for them) or on cancellation. Then it closes the listener and quiesces every open
-/// connection: an idle one closes at once, one with a request in flight closes once its answer is out (a replay store's
+/// connection (swift-nio-extras' `ServerQuiescingHelper`, NIO's `ChannelShouldQuiesceEvent`): an idle one closes at once, one with a request in flight closes once its answer is out (a replay store's
 /// answer included), and whatever is left after ``Timeouts/shutdown`` is closed. The event-loop group is the caller's
 /// (NIO's shared singleton by default) and outlives the server.
 ///
@@ -62,8 +64,10 @@ public struct VerificationHTTPServer: Service {
     public let timeouts: Timeouts
     /// When set, `POST /verify` and `GET /metrics` need it as a bearer token (401 otherwise).
     public let bearerSecret: BearerSecret?
-    /// Where one line per request goes (method, path, status, time); nil for none.
+    /// Where one line per request goes (method, path, status, time); nil for none. Run it in the same `ServiceGroup`.
     public let log: RequestLog?
+    /// The caller's logger: the server's start and stop, and connection errors (at `debug`).
+    public let logger: Logger
     private let onBound: @Sendable (Int) -> Void
 
     /// A server for `service`; it listens once run.
@@ -75,12 +79,15 @@ public struct VerificationHTTPServer: Service {
     ///     NIO's shared group by default. The caller owns it: the server never shuts it down.
     ///   - timeouts: the idle, head, body and shutdown timeouts (``Timeouts``).
     ///   - bearerSecret: when given, `POST /verify` and `GET /metrics` need it as a bearer token.
-    ///   - log: one line per request (method, path, status, time; never bodies or credentials).
+    ///   - log: one line per request (method, path, status, time; never bodies or credentials); run it in the same
+    ///     `ServiceGroup` (it is a `Service`).
+    ///   - logger: the caller's logger, for the server's start and stop (never a request's content).
     ///   - onBound: called with the bound port once the server listens.
     public init(
         service: VerificationService, host: String = "127.0.0.1", port: Int = 0,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, timeouts: Timeouts = Timeouts(),
-        bearerSecret: BearerSecret? = nil, log: RequestLog? = nil, onBound: @escaping @Sendable (Int) -> Void = { _ in }
+        bearerSecret: BearerSecret? = nil, log: RequestLog? = nil, logger: Logger = Logger(label: "tvekit.verification-server"),
+        onBound: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.service = service
         self.host = host
@@ -89,42 +96,68 @@ public struct VerificationHTTPServer: Service {
         self.timeouts = timeouts
         self.bearerSecret = bearerSecret
         self.log = log
+        self.logger = logger
         self.onBound = onBound
     }
 
     /// Serves until a graceful shutdown or cancellation, then closes the listener and quiesces open connections.
     public func run() async throws {
-        let connections = ConnectionTracker()
+        let quiescing = ServerQuiescingHelper(group: eventLoopGroup)
         let settings = VerificationHTTPHandler.Settings(
-            service: service, log: log, bearerSecret: bearerSecret, idleTimeout: TimeAmount(timeouts.idle),
-            headTimeout: TimeAmount(timeouts.head), bodyTimeout: TimeAmount(timeouts.body), tracker: connections)
+            service: service, log: log,
+            limits: .init(
+                bearerSecret: bearerSecret, idleTimeout: TimeAmount(timeouts.idle), headTimeout: TimeAmount(timeouts.head),
+                bodyTimeout: TimeAmount(timeouts.body)),
+            shutdown: ShutdownState(), inFlight: InFlightAnswers())
         let channel = try await ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
+                }
+            }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try connections.track(channel)
-                    // The answers' headers are the handler's own constants and lengths (nothing of the request's), so NIO's
-                    // outbound header validation has nothing to catch.
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                        withPipeliningAssistance: true, withErrorHandling: true, withOutboundHeaderValidation: false)
-                    try channel.pipeline.syncOperations.addHandler(VerificationHTTPHandler(settings, eventLoop: channel.eventLoop))
+                    // NIO's request decoder, then the handler: it keeps the connection's state (pipelining included) and
+                    // writes its answers as bytes, so NIO's encoder, pipelining and error handlers are not needed.
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    try channel.pipeline.syncOperations.addHandler(VerificationHTTPHandler(settings))
                 }
             }
             .bind(host: host, port: port).get()
-        onBound(channel.localAddress?.port ?? port)
+        let bound = channel.localAddress?.port ?? port
+        logger.debug("verification server listening", metadata: ["port": "\(bound)"])
+        onBound(bound)
         // Until the group asks for a graceful shutdown, or the task is cancelled.
         try? await gracefulShutdown()
-        try? await channel.close()
-        await connections.quiesce(within: timeouts.shutdown)
+        let cancelled = Task.isCancelled
+        // A cancelled stop closes every connection at once; a graceful one lets each answer its request in flight.
+        settings.shutdown.begin(grace: cancelled ? .zero : TimeAmount(timeouts.shutdown))
+        logger.debug("verification server stopping", metadata: ["graceful": "\(!cancelled)"])
+        let closed = channel.eventLoop.makePromise(of: Void.self)
+        quiescing.initiateShutdown(promise: closed)
+        // Every connection closes within the grace (its handler closes it then); the answers still computed in tasks
+        // end within the replay store's timeout.
+        let loop = channel.eventLoop
+        try? await withDeadline(on: loop, timeouts.shutdown * 2) { try await closed.futureResult.get() }
+        try? await withDeadline(on: loop, timeouts.shutdown) { await settings.inFlight.drained() }
+        logger.debug("verification server stopped")
     }
-}
 
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000)
+    /// `body`, or nothing once `deadline` has passed (or the task is cancelled).
+    private func withDeadline(on loop: any EventLoop, _ deadline: Duration, _ body: @escaping @Sendable () async throws -> Void)
+        async throws
+    {
+        try await TVEConcurrency.withDeadline(
+            executor: nil,
+            arm: { fire in
+                let timer = loop.scheduleTask(in: TimeAmount(deadline), fire)
+                return { timer.cancel() }
+            },
+            timedOut: { CancellationError() }, body)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TVEConcurrency
 import TVECrypto
 import TVEJSON
 import TVEAccessEnabler

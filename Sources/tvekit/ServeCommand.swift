@@ -169,13 +169,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func run(eventLoopGroup: MultiThreadedEventLoopGroup?) async throws {
+        // The request log first: a graceful shutdown stops the services in reverse order, so it flushes last.
         let log = RequestLog()
-        let flusher = Task { await log.runFlusher() }
-        defer {
-            flusher.cancel()
-            log.flush()
-        }
-        var services: [any Service] = []
+        var services: [any Service] = [log]
+        var logger = Logger(label: "tvekit.serve")
+        logger.logLevel = .error
         if verifierOnly, let eventLoopGroup {
             let keys = try Input.trustedKeys(certificates, allowing1024BitKeys: allow1024BitKeys)
             let metrics = VerificationMetrics()
@@ -196,13 +194,11 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(
                 VerificationHTTPServer(
                     service: service, host: host, port: port, eventLoopGroup: eventLoopGroup, bearerSecret: try bearerSecret(), log: log,
-                    onBound: { Output.progress("verification service listening on http://\(host):\($0)") }))
+                    logger: logger, onBound: { Output.progress("verification service listening on http://\(host):\($0)") }))
         } else {
             services.append(try serviceProvider(log: log))
         }
         // SIGTERM and SIGINT stop the server gracefully: the listener closes, open requests finish.
-        var logger = Logger(label: "tvekit.serve")
-        logger.logLevel = .error
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TVEConcurrency
 import Testing
 import TVEAccessEnabler
 import TVECrypto

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TVEConcurrency
 import Testing
 import TVEAccessEnabler
 import TVECrypto

@@ -1,5 +1,6 @@
 import Foundation
 import TVEAccessEnabler
+import TVEConcurrency
 import TVECrypto
 
 /// A transport that remembers every request (and, in `urls`, every request URL).

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import TVEConcurrency
 import Testing
 import TVEAccessEnabler
 import TVECrypto

@@ -1,5 +1,6 @@
 import Foundation
 import TVEAccessEnabler
+import TVEConcurrency
 import TVECrypto
 
 /// A transport for the REST API v2 suites: records every request and answers those a rule matches with the rule's

@@ -3,6 +3,7 @@ import Foundation
     import FoundationNetworking
 #endif
 import Hummingbird
+import TVEConcurrency
 import Testing
 import TVECrypto
 import TVEPassAPI

@@ -111,15 +111,15 @@ struct RunningTheVerificationServiceArticleTests {
         let service = try VerificationService(trustedKeys: [Fixtures.leafKey.publicKey], requestorIDs: ["R"])
         let port = 0
         let (ports, bound) = AsyncStream.makeStream(of: Int.self)
+        let logger = Logger(label: "tvekit.verifier")
 
         let secret = try BearerSecret(contentsOfFile: secretFile)  // one line, 16 bytes or more
         let log = RequestLog(output: output)  // standard error by default
         let server = VerificationHTTPServer(
             service: service, port: port, timeouts: .init(idle: .seconds(30), body: .seconds(5), shutdown: .seconds(20)),
-            bearerSecret: secret, log: log, onBound: { bound.yield($0) })
-        let flusher = Task { await log.runFlusher() }  // writes the buffered lines every 100 ms
-
-        let services = ServiceGroup(configuration: .init(services: [server], logger: Logger(label: "tvekit.verifier")))
+            bearerSecret: secret, log: log, logger: logger, onBound: { bound.yield($0) })
+        // The log is a Service too: first, so that it stops last and writes every line.
+        let services = ServiceGroup(configuration: .init(services: [log, server], logger: logger))
         let running = Task {
             defer { bound.finish() }
             try await services.run()
@@ -144,13 +144,10 @@ struct RunningTheVerificationServiceArticleTests {
         } catch {
             await services.triggerGracefulShutdown()
             try? await running.value
-            flusher.cancel()
             throw error
         }
         await services.triggerGracefulShutdown()
         try await running.value
-        flusher.cancel()
-        await flusher.value
         try output.close()
         let lines = String(decoding: try Data(contentsOf: logFile), as: UTF8.self).split(separator: "\n")
         // Method, path, status and microseconds: four fields, nothing else.

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import TVEConcurrency
 import TVECrypto
 import TVETestSupport
 import TVETokens

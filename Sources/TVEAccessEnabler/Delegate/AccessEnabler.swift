@@ -1,4 +1,5 @@
 import Foundation
+import TVEConcurrency
 import TVECrypto
 
 /// The AccessEnabler of the seeds: every method of `AccessEnabler.h`, answering through ``EntitlementDelegate`` and

@@ -1,4 +1,5 @@
 import Foundation
+import TVEConcurrency
 import TVECrypto
 
 /// The delegate API's tvOS wait for a second screen (``AsyncAccessEnabler/waitForSecondScreen()``), run beside its job

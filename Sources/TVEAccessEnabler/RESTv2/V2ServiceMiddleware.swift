@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
+import TVEConcurrency
 import TVECrypto
 import TVEPassAPIv2
 import TVETokens

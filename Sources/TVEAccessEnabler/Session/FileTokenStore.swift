@@ -1,4 +1,5 @@
 import Foundation
+import TVEConcurrency
 import TVECrypto
 
 /// Tokens in one JSON file per requestor in a directory, named by the SHA-256 of the requestor ID (so that no ID can

@@ -1,3 +1,4 @@
+import TVEConcurrency
 import TVECrypto
 
 /// Tokens in memory only: gone with the process.

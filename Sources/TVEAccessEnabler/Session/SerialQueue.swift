@@ -1,3 +1,4 @@
+import TVEConcurrency
 import TVECrypto
 
 /// Runs operations one at a time, in the order their callers reached ``run(ifCancelled:_:)``.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import OpenAPIRuntime
+import TVEConcurrency
 import TVECrypto
 import TVEPassAPI
 import TVEPassAPIv2

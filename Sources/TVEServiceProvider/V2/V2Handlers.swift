@@ -1,5 +1,6 @@
 import Foundation
 import OpenAPIRuntime
+import TVEConcurrency
 import TVECrypto
 import TVEPassAPI
 import TVEPassAPIv2

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import TVEConcurrency
 import TVECrypto
 import TVEPassAPIv2
 import TVETokens
