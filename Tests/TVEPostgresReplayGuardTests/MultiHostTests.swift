@@ -57,7 +57,7 @@ struct MultiHostTests {
     func failClosedDuringFailover() async throws {
         var configuration = try PostgresReplayGuard.Configuration(url: "postgres://u@127.0.0.1:1,127.0.0.1:2/d", password: nil)
         configuration.tls = .disable
-        configuration.timeout = .seconds(20)
+        configuration.timeout = .seconds(60)
         let store = try PostgresReplayGuard(configuration: configuration)
         try await withServices([store]) {
             let started = ContinuousClock.now
@@ -66,8 +66,9 @@ struct MultiHostTests {
                 Issue.record("no writable host gave \(decision)")
                 return
             }
-            // No statement waits for its 20 s deadline: with no writable host the answer is immediate.
-            #expect(ContinuousClock.now - started < .seconds(10))
+            // No statement waits for its 60 s deadline: with no writable host the answer is immediate (milliseconds; the
+            // bound leaves room for a loaded two-core machine whose cooperative pool is busy with the suite's RSA tests).
+            #expect(ContinuousClock.now - started < .seconds(45))
         }
     }
 }
