@@ -69,9 +69,12 @@ public final class RequestLog: Service, Sendable {
 
     /// Writes what is buffered.
     public func flush() {
+        // The buffered lines are swapped out (the buffer starts again empty, with the capacity it had), not copied.
         let pending = buffer.withLock { buffer -> [UInt8] in
-            defer { buffer.removeAll(keepingCapacity: true) }
-            return buffer
+            var taken = [UInt8]()
+            taken.reserveCapacity(buffer.capacity)
+            swap(&taken, &buffer)
+            return taken
         }
         let lost = dropped.withLock { count -> Int in
             defer { count = 0 }
