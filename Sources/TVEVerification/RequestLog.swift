@@ -24,54 +24,73 @@ public final class RequestLog: Service, Sendable {
 
     /// Buffers one line. `path` is the route's pattern or the request's path: control characters are replaced.
     public func record(method: String, path: String, status: Int, microseconds: Int) {
-        // Written byte by byte into the shared buffer: no intermediate string per line.
         var method = method
         var path = path
         let kept = method.withUTF8 { method in
-            path.withUTF8 { path in
-                buffer.withLock { buffer -> Bool in
-                    guard buffer.count + method.count + min(path.count, 256) + 48 <= Self.maximumBufferedBytes else { return false }
-                    buffer.append(contentsOf: method)
-                    buffer.append(UInt8(ascii: " "))
-                    Self.appendPath(path, to: &buffer)
-                    buffer.append(UInt8(ascii: " "))
-                    Self.appendDecimal(status, to: &buffer)
-                    buffer.append(UInt8(ascii: " "))
-                    Self.appendDecimal(microseconds, to: &buffer)
-                    buffer.append(contentsOf: "us\n".utf8)
-                    return true
-                }
-            }
+            path.withUTF8 { path in append(method: method, path: path, status: status, microseconds: microseconds) }
         }
         if !kept { dropped.withLock { $0 += 1 } }
     }
 
-    /// The client's path, at most 256 bytes (cut at a character boundary), with control characters replaced so that no
-    /// line can forge another (UTF-8 never uses bytes below 0x80 inside a multi-byte character).
-    static func appendPath(_ path: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
+    /// The line is made on the stack, then copied into the shared buffer at once: the lock is held for one copy.
+    private func append(method: UnsafeBufferPointer<UInt8>, path: UnsafeBufferPointer<UInt8>, status: Int, microseconds: Int) -> Bool {
+        let pathEnd = Self.pathEnd(path)
+        // The method, the path, three separators, two numbers of at most 21 bytes (a sign and 20 digits), "us\n".
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: method.count + pathEnd + 48) { line in
+            var count = 0
+            for byte in method { Self.put(byte, in: line, at: &count) }
+            Self.put(UInt8(ascii: " "), in: line, at: &count)
+            for byte in path[..<pathEnd] { Self.put(byte < 0x20 || byte == 0x7F ? UInt8(ascii: "?") : byte, in: line, at: &count) }
+            Self.put(UInt8(ascii: " "), in: line, at: &count)
+            Self.putDecimal(status, in: line, at: &count)
+            Self.put(UInt8(ascii: " "), in: line, at: &count)
+            Self.putDecimal(microseconds, in: line, at: &count)
+            for byte in "us\n".utf8 { Self.put(byte, in: line, at: &count) }
+            let bytes = UnsafeBufferPointer(rebasing: line[..<count])
+            return buffer.withLock { buffer -> Bool in
+                guard buffer.count + method.count + min(path.count, 256) + 48 <= Self.maximumBufferedBytes else { return false }
+                buffer.append(contentsOf: bytes)
+                return true
+            }
+        }
+    }
+
+    /// How much of the client's path is logged: at most 256 bytes, cut at a character boundary. Control characters are
+    /// replaced as it is copied, so that no line can forge another (UTF-8 never uses bytes below 0x80 inside a
+    /// multi-byte character).
+    static func pathEnd(_ path: UnsafeBufferPointer<UInt8>) -> Int {
         var end = min(path.count, 256)
         // Not in the middle of a character: back off over continuation bytes.
         if end < path.count { while end > 0, path[end] & 0xC0 == 0x80 { end -= 1 } }
-        for byte in path[..<end] { buffer.append(byte < 0x20 || byte == 0x7F ? UInt8(ascii: "?") : byte) }
+        return end
+    }
+
+    @inline(__always)
+    private static func put(_ byte: UInt8, in line: UnsafeMutableBufferPointer<UInt8>, at count: inout Int) {
+        line[count] = byte
+        count += 1
     }
 
     /// `value` in decimal digits.
-    static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
-        if value < 0 { buffer.append(UInt8(ascii: "-")) }
+    static func putDecimal(_ value: Int, in line: UnsafeMutableBufferPointer<UInt8>, at count: inout Int) {
+        if value < 0 { put(UInt8(ascii: "-"), in: line, at: &count) }
         var magnitude = value.magnitude
-        let start = buffer.count
+        let start = count
         repeat {
-            buffer.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            put(UInt8(ascii: "0") + UInt8(magnitude % 10), in: line, at: &count)
             magnitude /= 10
         } while magnitude > 0
-        buffer[start...].reverse()
+        line[start..<count].reverse()
     }
 
     /// Writes what is buffered.
     public func flush() {
+        // The buffered lines are swapped out (the buffer starts again empty, with the capacity it had), not copied.
         let pending = buffer.withLock { buffer -> [UInt8] in
-            defer { buffer.removeAll(keepingCapacity: true) }
-            return buffer
+            var taken = [UInt8]()
+            taken.reserveCapacity(buffer.capacity)
+            swap(&taken, &buffer)
+            return taken
         }
         let lost = dropped.withLock { count -> Int in
             defer { count = 0 }

@@ -31,7 +31,8 @@ struct ConnectionStateMachine {
         let version: HTTPVersion
         /// The client asked to keep the connection alive.
         let keepAlive: Bool
-        let started: ContinuousClock.Instant
+        /// When its head arrived (the request log's time counts from here).
+        let started: NIODeadline
     }
 
     /// Why a request was answered from its head.
@@ -110,12 +111,8 @@ struct ConnectionStateMachine {
         return false
     }
 
-    /// A request part arrived (`now` and `started` are read only for a head).
-    mutating func received(
-        _ part: HTTPServerRequestPart, now: @autoclosure () -> NIODeadline, started: @autoclosure () -> ContinuousClock.Instant
-    )
-        -> ReadAction
-    {
+    /// A request part arrived (`now` is read only for a head: the time its head arrived).
+    mutating func received(_ part: HTTPServerRequestPart, now: @autoclosure () -> NIODeadline) -> ReadAction {
         switch state {
         case .closing:
             return .none
@@ -125,7 +122,8 @@ struct ConnectionStateMachine {
         case .idle:
             guard case .head(let head) = part else { return .none }  // a body without a head cannot come from NIO's decoder
             headDeadlineArmed = false
-            let request = Self.request(head, started: started())
+            let arrived = now()
+            let request = Self.request(head, started: arrived)
             if let secret = limits.bearerSecret, request.route == .verify || request.route == .metrics,
                 !secret.accepts(authorization: head.headers.first(name: "authorization"))
             {
@@ -136,7 +134,7 @@ struct ConnectionStateMachine {
                 state = .closing
                 return .refuse(request, .bodyTooLarge)
             }
-            state = .reading(request, body: nil, tooLarge: false, headArrived: now())
+            state = .reading(request, body: nil, tooLarge: false, headArrived: arrived)
             return .none
         case .reading(let request, var body, var tooLarge, let headArrived):
             switch part {
@@ -177,7 +175,7 @@ struct ConnectionStateMachine {
         return .close
     }
 
-    /// The parts kept while an answer was computed, to feed again to ``received(_:now:started:)`` in order (the
+    /// The parts kept while an answer was computed, to feed again to ``received(_:now:)`` in order (the
     /// machine forgets them: a part that meets another answer in progress is kept again).
     mutating func takePending() -> [HTTPServerRequestPart] {
         defer { pending.removeAll() }
@@ -244,7 +242,7 @@ struct ConnectionStateMachine {
     }
 
     /// The request of a head: its route (decided once, here), its path without the query, keep-alive.
-    static func request(_ head: HTTPRequestHead, started: ContinuousClock.Instant) -> Request {
+    static func request(_ head: HTTPRequestHead, started: NIODeadline) -> Request {
         let uri = head.uri
         let path = uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { uri[..<$0] } ?? uri[...]
         return Request(

@@ -108,7 +108,7 @@ public struct VerificationHTTPServer: Service {
             limits: .init(
                 bearerSecret: bearerSecret, idleTimeout: TimeAmount(timeouts.idle), headTimeout: TimeAmount(timeouts.head),
                 bodyTimeout: TimeAmount(timeouts.body)),
-            shutdown: ShutdownState(), inFlight: InFlightAnswers())
+            shutdown: ShutdownState(), inFlight: InFlightAnswers(), flushers: TickFlushers())
         let channel = try await ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -125,7 +125,7 @@ public struct VerificationHTTPServer: Service {
                     // writes its answers as bytes, so NIO's encoder, pipelining and error handlers are not needed.
                     try channel.pipeline.syncOperations.addHandler(
                         ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-                    try channel.pipeline.syncOperations.addHandler(VerificationHTTPHandler(settings))
+                    try channel.pipeline.syncOperations.addHandler(VerificationHTTPHandler(settings, loop: channel.eventLoop))
                 }
             }
             .bind(host: host, port: port).get()

@@ -28,7 +28,7 @@ struct ConnectionStateMachineTests {
 
     /// Feeds `part` at `start`.
     static func feed(_ machine: inout ConnectionStateMachine, _ part: HTTPServerRequestPart) -> ConnectionStateMachine.ReadAction {
-        machine.received(part, now: start, started: .now)
+        machine.received(part, now: start)
     }
 
     /// The request and body of an `.answer` action.

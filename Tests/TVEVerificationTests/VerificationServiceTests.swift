@@ -55,4 +55,20 @@ struct VerificationServiceTests {
         let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
         #expect(text == "GET /x?FAKE 200? 404 3us\n")
     }
+
+    @Test("rejectsLogForging: extreme numbers, a long method and a long path of control bytes each stay on one bounded line")
+    func logLineBounds() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tvekit-log-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        let log = RequestLog(output: handle)
+        let method = String(repeating: "M", count: 300)
+        log.record(method: method, path: String(repeating: "\n", count: 1000), status: Int.min, microseconds: Int.min)
+        log.record(method: "GET", path: "/", status: Int.max, microseconds: 0)
+        log.flush()
+        try handle.close()
+        let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        #expect(text == "\(method) \(String(repeating: "?", count: 256)) \(Int.min) \(Int.min)us\nGET / \(Int.max) 0us\n")
+    }
 }
