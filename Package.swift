@@ -350,7 +350,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TVESandboxTests",
-            dependencies: ["TVEConcurrency", "TVESandbox", "TVEServiceProvider", "TVEAccessEnabler", "TVECrypto"]
+            dependencies: ["TVEConcurrency", "TVETestSupport", "TVESandbox", "TVEServiceProvider", "TVEAccessEnabler", "TVECrypto"]
         ),
         .testTarget(
             name: "TVEAccessEnablerTests",

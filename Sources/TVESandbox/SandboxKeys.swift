@@ -22,6 +22,28 @@ public struct SandboxKeys: Sendable {
     /// The issuer (`iss`) of the sandbox's single-sign-on tokens, for both methods: `identity.tvekit.test`.
     public static let identityIssuer = "identity.tvekit.test"
 
+    /// Seven given keys, one per role (for tests that load fixed keys instead of generating them).
+    /// - Parameters:
+    ///   - softwareStatementKey: signs the app's software statement.
+    ///   - mediaTokenKey: signs the service provider's short media tokens.
+    ///   - identityProviderKey: signs the identity providers' SAML responses.
+    ///   - metadataKey: the programmer's metadata key.
+    ///   - requestorKey: signs requestor IDs.
+    ///   - platformIdentityKey: signs the platform's identity tokens.
+    ///   - serviceTokenKey: signs the identity service's service tokens.
+    public init(
+        softwareStatementKey: RSAPrivateKey, mediaTokenKey: RSAPrivateKey, identityProviderKey: RSAPrivateKey,
+        metadataKey: RSAPrivateKey, requestorKey: RSAPrivateKey, platformIdentityKey: RSAPrivateKey, serviceTokenKey: RSAPrivateKey
+    ) {
+        self.softwareStatementKey = softwareStatementKey
+        self.mediaTokenKey = mediaTokenKey
+        self.identityProviderKey = identityProviderKey
+        self.metadataKey = metadataKey
+        self.requestorKey = requestorKey
+        self.platformIdentityKey = platformIdentityKey
+        self.serviceTokenKey = serviceTokenKey
+    }
+
     /// Generates seven 2048-bit keys.
     public init() throws {
         softwareStatementKey = try RSAPrivateKey(keySizeInBits: 2048)

@@ -5,6 +5,7 @@ import Testing
 import TVEAccessEnabler
 import TVECrypto
 import TVESandbox
+import TVETestSupport
 import TVEServiceProvider
 import TVETokens
 
@@ -30,7 +31,12 @@ final class SleepRecorder: Sendable {
 }
 
 enum SharedKeys {
-    static let sandbox: SandboxKeys? = try? SandboxKeys()
+    static let sandbox: SandboxKeys? = Fixtures.sandboxKeys.flatMap { keys in
+        keys.count == 7
+            ? SandboxKeys(
+                softwareStatementKey: keys[0], mediaTokenKey: keys[1], identityProviderKey: keys[2], metadataKey: keys[3],
+                requestorKey: keys[4], platformIdentityKey: keys[5], serviceTokenKey: keys[6]) : nil
+    }
 }
 
 /// A running sandbox (its configuration unless told otherwise) on the test's clock.

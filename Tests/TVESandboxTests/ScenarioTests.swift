@@ -3,12 +3,18 @@ import TVEAccessEnabler
 import TVEConcurrency
 import TVECrypto
 import TVESandbox
+import TVETestSupport
 import TVEServiceProvider
 import Testing
 
 /// Keys shared by the scenarios (generating them is the slow part).
 enum SharedKeys {
-    static let sandbox: SandboxKeys? = try? SandboxKeys()
+    static let sandbox: SandboxKeys? = Fixtures.sandboxKeys.flatMap { keys in
+        keys.count == 7
+            ? SandboxKeys(
+                softwareStatementKey: keys[0], mediaTokenKey: keys[1], identityProviderKey: keys[2], metadataKey: keys[3],
+                requestorKey: keys[4], platformIdentityKey: keys[5], serviceTokenKey: keys[6]) : nil
+    }
 }
 
 @Suite("Sandbox scenarios (the walks of tvekit demo)")

@@ -9,6 +9,7 @@ import TVECrypto
 import TVEPassAPI
 import TVEPassAPIv2
 import TVESandbox
+import TVETestSupport
 import TVEServiceProvider
 import TVETokens
 
@@ -22,7 +23,12 @@ final class TestClock: MediaTokenClock, Sendable {
 
 /// Keys shared by every sandbox test (generating them is the slow part).
 enum SharedKeys {
-    static let sandbox: SandboxKeys? = try? SandboxKeys()
+    static let sandbox: SandboxKeys? = Fixtures.sandboxKeys.flatMap { keys in
+        keys.count == 7
+            ? SandboxKeys(
+                softwareStatementKey: keys[0], mediaTokenKey: keys[1], identityProviderKey: keys[2], metadataKey: keys[3],
+                requestorKey: keys[4], platformIdentityKey: keys[5], serviceTokenKey: keys[6]) : nil
+    }
 }
 
 /// An HTTP answer.

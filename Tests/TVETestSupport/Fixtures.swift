@@ -49,6 +49,15 @@ package enum Fixtures {
     }
 
     /// The committed leaf key (`TestVectors/fixtures/leaf.pkcs8.pem`; also inside `modern.p12` and `legacy.p12`).
+    /// Seven fixed 2048-bit keys (TestVectors/fixtures/sandbox/), in the order of `SandboxKeys`' roles: software
+    /// statement, media token, identity provider, metadata, requestor, platform identity, service token. The sandbox
+    /// tests load them rather than generate keys: generating seven keys inside a lazy global blocked the cooperative
+    /// pool's threads (one generating, the others waiting on the same initialisation) long enough to run transport
+    /// deadlines out across the suite.
+    package static let sandboxKeys: [RSAPrivateKey]? = try? [
+        "software-statement", "media-token", "identity-provider", "metadata", "requestor", "platform-identity", "service-token",
+    ].map { try RSAPrivateKey(pemRepresentation: text("TestVectors/fixtures/sandbox/\($0).pkcs8.pem")) }
+
     package static let leafKey: RSAPrivateKey = load("TestVectors/fixtures/leaf.pkcs8.pem") { try RSAPrivateKey(pemRepresentation: $0) }
     /// The leaf key's certificate (`TestVectors/fixtures/leaf.cert.pem`).
     package static let leafCertificate: X509Certificate =
