@@ -127,7 +127,8 @@ sanitize: deps
 asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build-asan --no-parallel
 
-# libFuzzer over every fuzzer in turn (media tokens, metadata, SAML, C14N, REST API v2 requests, the /verify reader), with
+# libFuzzer over every fuzzer in turn (media tokens, metadata, SAML, C14N, REST API v2 requests, the /verify reader, the
+# verification server's HTTP/1.1 reader), with
 # AddressSanitizer, for FUZZ_SECONDS each (default 60).
 # New inputs go to .build-fuzz/corpus; crashes to Fuzz/artifacts (copy them to Fuzz/Regressions, which the tests replay).
 FUZZ_SECONDS ?= 60
@@ -140,6 +141,7 @@ fuzz: deps
 	$(MAKE) fuzz-one FUZZER=FuzzSAMLVerify MAX_LEN=60000 DICT=Fuzz/FuzzSAML.dict
 	$(MAKE) fuzz-one FUZZER=FuzzV2Requests MAX_LEN=20000
 	$(MAKE) fuzz-one FUZZER=FuzzVerifyReader MAX_LEN=16384
+	$(MAKE) fuzz-one FUZZER=FuzzHTTPReader MAX_LEN=8192 DICT=Fuzz/FuzzHTTPReader.dict
 
 # The verification fleet under load (wrk, 16 connections; memory and PostgreSQL; single tokens and batches of 64), with
 # its peers beside it: in-process token-verify; nginx's CPU per request beside the server's /health and in-memory

@@ -91,6 +91,8 @@ let package = Package(
             dependencies: [
                 "TVEConcurrency",
                 "TVETokens", "TVEMetadata", "TVECrypto", "TVESAML", "TVETestSupport", "TVEPassAPIv2", "TVEVerification", "TVEJSON",
+                "TVEVerificationServer",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -283,6 +285,11 @@ let package = Package(
             dependencies: ["TVEFuzzSupport"],
             path: "Fuzz/FuzzVerifyReader"
         ),
+        .executableTarget(
+            name: "FuzzHTTPReader",
+            dependencies: ["TVEFuzzSupport"],
+            path: "Fuzz/FuzzHTTPReader"
+        ),
         .testTarget(
             name: "TVECryptoTests",
             dependencies: ["TVETestSupport", "TVECrypto"]
@@ -319,6 +326,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                "TVEFuzzSupport",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -91,7 +91,7 @@ struct ConnectionStateMachine {
     let limits: Limits
     private(set) var state: State = .idle
     /// The parts that came while an answer was being computed (a client pipelining), in order.
-    private(set) var pending: [HTTPServerRequestPart] = []
+    private(set) var pending: [HTTPRequestReader.Part] = []
     /// The server is stopping: finish the request in flight, then close.
     private(set) var quiescing = false
     private var requestEndedInThisRead = false
@@ -112,7 +112,7 @@ struct ConnectionStateMachine {
     }
 
     /// A request part arrived (`now` is read only for a head: the time its head arrived).
-    mutating func received(_ part: HTTPServerRequestPart, now: @autoclosure () -> NIODeadline) -> ReadAction {
+    mutating func received(_ part: HTTPRequestReader.Part, now: @autoclosure () -> NIODeadline) -> ReadAction {
         switch state {
         case .closing:
             return .none
@@ -120,17 +120,17 @@ struct ConnectionStateMachine {
             pending.append(part)
             return .none
         case .idle:
-            guard case .head(let head) = part else { return .none }  // a body without a head cannot come from NIO's decoder
+            guard case .head(let head) = part else { return .none }  // a body without a head cannot come from the reader
             headDeadlineArmed = false
             let arrived = now()
             let request = Self.request(head, started: arrived)
             if let secret = limits.bearerSecret, request.route == .verify || request.route == .metrics,
-                !secret.accepts(authorization: head.headers.first(name: "authorization"))
+                !secret.accepts(authorization: head.authorization)
             {
                 state = .closing
                 return .refuse(request, .unauthorized)
             }
-            if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared > limits.maximumBodyBytes {
+            if let declared = head.contentLength, declared > limits.maximumBodyBytes {
                 state = .closing
                 return .refuse(request, .bodyTooLarge)
             }
@@ -139,7 +139,7 @@ struct ConnectionStateMachine {
         case .reading(let request, var body, var tooLarge, let headArrived):
             switch part {
             case .head:
-                return .none  // NIO's decoder never gives a head before the end of the previous request
+                return .none  // the reader never gives a head before the end of the previous request
             case .body(var chunk):
                 guard !tooLarge else { return .none }
                 state = .closing  // no copy of the body while it is changed
@@ -177,7 +177,7 @@ struct ConnectionStateMachine {
 
     /// The parts kept while an answer was computed, to feed again to ``received(_:now:)`` in order (the
     /// machine forgets them: a part that meets another answer in progress is kept again).
-    mutating func takePending() -> [HTTPServerRequestPart] {
+    mutating func takePending() -> [HTTPRequestReader.Part] {
         defer { pending.removeAll() }
         return pending
     }
@@ -242,11 +242,11 @@ struct ConnectionStateMachine {
     }
 
     /// The request of a head: its route (decided once, here), its path without the query, keep-alive.
-    static func request(_ head: HTTPRequestHead, started: NIODeadline) -> Request {
-        let uri = head.uri
+    static func request(_ head: HTTPRequestReader.Head, started: NIODeadline) -> Request {
+        let uri = head.target
         let path = uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { uri[..<$0] } ?? uri[...]
         return Request(
             route: VerificationService.route(method: head.method.rawValue, path: path), method: head.method, path: path,
-            version: head.version, keepAlive: head.isKeepAlive, started: started)
+            version: head.version, keepAlive: head.keepAlive, started: started)
     }
 }

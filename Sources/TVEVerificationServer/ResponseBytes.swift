@@ -33,12 +33,11 @@ enum ResponseBytes {
         status: 413, contentType: "application/json",
         body: #"{"error":"bodyTooLarge","reason":"the body is over \#(VerificationService.maximumBodyBytes) bytes"}"#, result: nil)
 
-    /// 400 for a request NIO's parser refused (what NIO's `HTTPServerProtocolErrorHandler` answers), then close.
-    static let badRequest: ByteBuffer = {
-        var buffer = ByteBuffer()
-        buffer.writeString("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
-        return buffer
-    }()
+    /// 400 for bytes the ``HTTPRequestReader`` refused (what NIO's `HTTPServerProtocolErrorHandler` answers), then close.
+    static let badRequest = ByteBuffer(string: "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+
+    /// 501 for a request body in a transfer coding other than `chunked`, then close.
+    static let notImplemented = ByteBuffer(string: "HTTP/1.1 501 Not Implemented\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
 
     /// Writes `answer` as a response of `version` (its body only when `includeBody`: not for `HEAD`).
     static func write(

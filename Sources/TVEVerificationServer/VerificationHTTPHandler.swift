@@ -3,12 +3,12 @@ import NIOHTTP1
 import TVEConcurrency
 import TVEVerification
 
-/// One connection: NIO's request decoder before it, the socket after it. It feeds the connection's events to its
-/// ``ConnectionStateMachine`` and does what that answers: computes an answer (on the event loop when one-time use is in
+/// One connection, right after the socket: its bytes go through the connection's ``HTTPRequestReader``, and the
+/// request parts and other events to its ``ConnectionStateMachine``; it does what that answers: computes an answer (on the event loop when one-time use is in
 /// process; in a task on the same event loop when it waits for a replay store), writes it as one buffer of bytes,
 /// flushes once per event-loop tick, arms and cancels the timers, holds reads while an answer is computed, closes.
 final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -29,6 +29,8 @@ final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandl
     private let settings: Settings
     private let flusher: TickFlusher
     private var machine: ConnectionStateMachine
+    /// The connection's bytes as request parts.
+    private var reader = HTTPRequestReader()
     /// The connection's event loop as a task executor: a request's task (waiting for an asynchronous replay store) runs
     /// here, on the thread that owns the connection. Made on the first such request.
     private var executor: LoopTaskExecutor?
@@ -69,7 +71,12 @@ final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         reading = true
-        handle(unwrapInboundIn(data), context: context)
+        reader.feed(unwrapInboundIn(data))
+        do {
+            while let part = try reader.next() { handle(part, context: context) }
+        } catch {
+            refuse(error, context: context)
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -107,13 +114,23 @@ final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // NIO's parser refused the request (a head over 80 KiB, bad syntax): 400 when no answer is due, then close, as
-        // NIO's HTTPServerProtocolErrorHandler does.
-        if error is HTTPParserError, !machine.holdsReads {
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(ResponseBytes.badRequest)).whenComplete { _ in channel.close(promise: nil) }
-        } else {
+        context.close(promise: nil)
+    }
+
+    /// The reader refused the bytes (RFC 9112's grammar, its limits): 400 (501 for an unknown transfer coding) when no
+    /// answer is due, then close, as NIO's `HTTPServerProtocolErrorHandler` does; the reader drops whatever follows.
+    private func refuse(_ failure: HTTPRequestReader.Failure, context: ChannelHandlerContext) {
+        switch machine.state {
+        case .closing:
+            break  // already answered and closing
+        case .answering:
             context.close(promise: nil)
+        case .idle, .reading:
+            _ = machine.shouldQuiesce()  // nothing more is read or answered on this connection
+            cancelTimers()
+            let channel = context.channel
+            let bytes = failure.status == 501 ? ResponseBytes.notImplemented : ResponseBytes.badRequest
+            context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in channel.close(promise: nil) }
         }
     }
 
@@ -128,7 +145,7 @@ final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     // MARK: Requests
 
-    private func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+    private func handle(_ part: HTTPRequestReader.Part, context: ChannelHandlerContext) {
         if case .head = part {
             headDeadline?.cancel()
             headDeadline = nil

@@ -7,25 +7,26 @@ import ServiceLifecycle
 import TVEConcurrency
 import TVEVerification
 
-/// The verification service on a lean HTTP/1.1 server: SwiftNIO's request decoder and one handler that answers on the
-/// event loop, its connection's state one state machine, its answers written as bytes. A verification is a few microseconds of CPU work with no I/O, so it runs where the request arrived:
-/// no hop to a task, no second thread pool. With an asynchronous replay store the request's task runs on the same event
+/// The verification service on a lean HTTP/1.1 server: SwiftNIO's channel and one handler that reads requests strictly
+/// (RFC 9112's grammar; what request smuggling is made of is refused with 400) and answers on the event loop, its
+/// connection's state one state machine, its answers written as bytes. A verification is a few microseconds of CPU work
+/// with no I/O, so it runs where the request arrived: no hop to a task, no second thread pool. With an asynchronous replay store the request's task runs on the same event
 /// loop (its executor preference), so waiting for the store does not move the request to another thread either; give
 /// the store's client the same event-loop group. `tvekit serve --verifier-only` runs this; `TVEServiceProvider` mounts
 /// the same answers on a Hummingbird router.
 ///
 /// A ServiceLifecycle `Service`: run it in a `ServiceGroup`, which stops it on a graceful shutdown (SIGTERM or SIGINT
 /// when the group is configured for them) or on cancellation. Then it closes the listener and quiesces every open
-/// connection (swift-nio-extras' `ServerQuiescingHelper`, NIO's `ChannelShouldQuiesceEvent`): an idle one closes at once, one with a request in flight closes once its answer is out (a replay store's
-/// answer included), and whatever is left after ``Timeouts/shutdown`` is closed. The event-loop group is the caller's
+/// connection (swift-nio-extras' `ServerQuiescingHelper`, NIO's `ChannelShouldQuiesceEvent`): an idle one closes at
+/// once, one with a request in flight closes once its answer is out (a replay store's answer included), and whatever is left after ``Timeouts/shutdown`` is closed. The event-loop group is the caller's
 /// (NIO's shared singleton by default) and outlives the server.
 ///
 /// Limits: a body over `VerificationService/maximumBodyBytes` is answered 413 as soon as the head declares it, and the
 /// connection closes; a body that passes the limit without declaring it (chunked) is dropped from there on, never
 /// buffered, and answered 413 when the request ends (or closed at ``Timeouts/body``); a connection that sends nothing
 /// for ``Timeouts/idle`` is closed; a request head not whole within ``Timeouts/head`` of its first bytes closes the
-/// connection, and so does a body not complete within ``Timeouts/body`` of its head; request heads are limited by NIO's
-/// parser (80 KiB). Keep-alive follows the request. With a ``BearerSecret``, `POST /verify` and `GET /metrics` need
+/// connection, and so does a body not complete within ``Timeouts/body`` of its head; request heads are limited to 80 KiB
+/// and 128 field lines. Keep-alive follows the request. With a ``BearerSecret``, `POST /verify` and `GET /metrics` need
 /// `Authorization: Bearer <secret>` (401 otherwise); `GET /health` stays open.
 public struct VerificationHTTPServer: Service {
     /// How long the server waits for a client, and for open requests when it stops.
@@ -121,10 +122,9 @@ public struct VerificationHTTPServer: Service {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // NIO's request decoder, then the handler: it keeps the connection's state (pipelining included) and
-                    // writes its answers as bytes, so NIO's encoder, pipelining and error handlers are not needed.
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    // One handler: it reads requests with its own strict reader, keeps the connection's state (pipelining
+                    // included) and writes its answers as bytes, so NIO's decoder, encoder, pipelining and error handlers are
+                    // not needed.
                     try channel.pipeline.syncOperations.addHandler(VerificationHTTPHandler(settings, loop: channel.eventLoop))
                 }
             }

@@ -18,16 +18,23 @@ struct ConnectionStateMachineTests {
         return ConnectionStateMachine(limits: limits, now: start)
     }
 
+    /// A head as the reader gives it, from the fields a client would send.
     static func head(_ method: HTTPMethod, _ uri: String, _ headers: [(String, String)] = [], version: HTTPVersion = .http1_1)
-        -> HTTPServerRequestPart
+        -> HTTPRequestReader.Part
     {
-        .head(HTTPRequestHead(version: version, method: method, uri: uri, headers: HTTPHeaders(headers)))
+        let fields = HTTPHeaders(headers)
+        let close = fields[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
+        return .head(
+            HTTPRequestReader.Head(
+                method: method, target: uri, version: version, keepAlive: version == .http1_1 && !close,
+                contentLength: fields.first(name: "content-length").flatMap(Int.init),
+                chunked: fields.first(name: "transfer-encoding") == "chunked", authorization: fields.first(name: "authorization")))
     }
 
-    static func body(_ text: String) -> HTTPServerRequestPart { .body(ByteBuffer(string: text)) }
+    static func body(_ text: String) -> HTTPRequestReader.Part { .body(ByteBuffer(string: text)) }
 
     /// Feeds `part` at `start`.
-    static func feed(_ machine: inout ConnectionStateMachine, _ part: HTTPServerRequestPart) -> ConnectionStateMachine.ReadAction {
+    static func feed(_ machine: inout ConnectionStateMachine, _ part: HTTPRequestReader.Part) -> ConnectionStateMachine.ReadAction {
         machine.received(part, now: start)
     }
 
@@ -43,17 +50,17 @@ struct ConnectionStateMachineTests {
         #expect(Self.answered(Self.feed(&machine, Self.head(.POST, "/verify?x=1", [("Content-Length", "9")]))) == nil)
         _ = Self.feed(&machine, Self.body("{\"tok"))
         _ = Self.feed(&machine, Self.body("en\":1}"))
-        let (request, body, tooLarge) = try #require(Self.answered(Self.feed(&machine, .end(nil))))
+        let (request, body, tooLarge) = try #require(Self.answered(Self.feed(&machine, .end)))
         #expect(request.route == .verify && request.path == "/verify" && request.keepAlive)
         #expect(body == "{\"token\":1}" && !tooLarge)
         let outcome1 = machine.answerReady(keepAlive: true)
         #expect(outcome1 == .keepAlive)
         #expect(Self.answered(Self.feed(&machine, Self.head(.GET, "/health"))) == nil)
-        #expect(try #require(Self.answered(Self.feed(&machine, .end(nil)))).0.route == .health)
+        #expect(try #require(Self.answered(Self.feed(&machine, .end))).0.route == .health)
         let outcome2 = machine.answerReady(keepAlive: true)
         #expect(outcome2 == .keepAlive)
         _ = Self.feed(&machine, Self.head(.GET, "/nowhere", [("Connection", "close")]))
-        #expect(try #require(Self.answered(Self.feed(&machine, .end(nil)))).0.route == .notFound)
+        #expect(try #require(Self.answered(Self.feed(&machine, .end))).0.route == .notFound)
         let outcome3 = machine.answerReady(keepAlive: true)
         #expect(outcome3 == .close)
         #expect(Self.answered(Self.feed(&machine, Self.head(.GET, "/health"))) == nil)  // closing: dropped
@@ -66,9 +73,9 @@ struct ConnectionStateMachineTests {
         var machine = Self.machine()
         _ = Self.feed(&machine, Self.head(.POST, "/verify"))
         _ = Self.feed(&machine, Self.body("first"))
-        #expect(Self.answered(Self.feed(&machine, .end(nil)))?.1 == "first")
+        #expect(Self.answered(Self.feed(&machine, .end))?.1 == "first")
         #expect(machine.holdsReads)
-        for part in [Self.head(.GET, "/health"), .end(nil), Self.head(.POST, "/verify"), Self.body("third"), .end(nil)] {
+        for part in [Self.head(.GET, "/health"), .end, Self.head(.POST, "/verify"), Self.body("third"), .end] {
             #expect(Self.answered(Self.feed(&machine, part)) == nil)
         }
         #expect(machine.pending.count == 5)
@@ -99,7 +106,7 @@ struct ConnectionStateMachineTests {
         }
         #expect(request.route == .verify)
         #expect(Self.answered(Self.feed(&machine, Self.body("x"))) == nil)
-        #expect(Self.answered(Self.feed(&machine, .end(nil))) == nil)  // the rest of the request is dropped
+        #expect(Self.answered(Self.feed(&machine, .end)) == nil)  // the rest of the request is dropped
         #expect(machine.idleCheck(now: Self.start + .seconds(11)) == .close)
     }
 
@@ -110,7 +117,7 @@ struct ConnectionStateMachineTests {
         _ = Self.feed(&machine, Self.body("123456"))
         _ = Self.feed(&machine, Self.body("789012"))
         _ = Self.feed(&machine, Self.body("3"))
-        let (_, body, tooLarge) = try #require(Self.answered(Self.feed(&machine, .end(nil))))
+        let (_, body, tooLarge) = try #require(Self.answered(Self.feed(&machine, .end)))
         #expect(body == nil && tooLarge)
         let outcome5 = machine.answerReady(keepAlive: false)
         #expect(outcome5 == .close)
@@ -129,11 +136,11 @@ struct ConnectionStateMachineTests {
         }
         var machine = Self.machine(secret: secret)
         _ = Self.feed(&machine, Self.head(.POST, "/verify", [("Authorization", "Bearer a-shared-secret-of-32-characters")]))
-        #expect(Self.answered(Self.feed(&machine, .end(nil)))?.0.route == .verify)
+        #expect(Self.answered(Self.feed(&machine, .end))?.0.route == .verify)
         let outcome6 = machine.answerReady(keepAlive: true)
         #expect(outcome6 == .keepAlive)
         _ = Self.feed(&machine, Self.head(.GET, "/health"))
-        #expect(Self.answered(Self.feed(&machine, .end(nil)))?.0.route == .health)
+        #expect(Self.answered(Self.feed(&machine, .end))?.0.route == .health)
     }
 
     @Test("lateHead: bytes of a head with no head by the end of the read arm the head deadline, which closes; not after a request ended")
@@ -148,7 +155,7 @@ struct ConnectionStateMachineTests {
         // A read that ended a request (the decoder may keep the start of the next head) arms nothing.
         var kept = Self.machine()
         _ = Self.feed(&kept, Self.head(.GET, "/health"))
-        _ = Self.feed(&kept, .end(nil))
+        _ = Self.feed(&kept, .end)
         _ = kept.answerReady(keepAlive: true)
         let outcome10 = kept.readComplete(now: Self.start)
         #expect(outcome10 == .init())
@@ -173,7 +180,7 @@ struct ConnectionStateMachineTests {
         var complete = Self.machine()
         _ = Self.feed(&complete, Self.head(.POST, "/verify"))
         _ = complete.readComplete(now: Self.start)
-        _ = Self.feed(&complete, .end(nil))
+        _ = Self.feed(&complete, .end)
         let outcome15 = complete.bodyDeadlineFired()
         #expect(!outcome15)  // the request ended in time
     }
@@ -186,7 +193,7 @@ struct ConnectionStateMachineTests {
         #expect(machine.idleCheck(now: Self.start + .seconds(14)) == .close)
         _ = Self.feed(&machine, Self.head(.POST, "/verify"))
         #expect(machine.idleCheck(now: Self.start + .seconds(14)) == .checkAgain(at: Self.start + .seconds(24)))
-        _ = Self.feed(&machine, .end(nil))
+        _ = Self.feed(&machine, .end)
         #expect(machine.idleCheck(now: Self.start + .seconds(30)) == .checkAgain(at: Self.start + .seconds(40)))
     }
 
@@ -199,7 +206,7 @@ struct ConnectionStateMachineTests {
         _ = Self.feed(&busy, Self.head(.POST, "/verify"))
         let outcome17 = busy.shouldQuiesce()
         #expect(!outcome17)
-        #expect(Self.answered(Self.feed(&busy, .end(nil))) != nil)
+        #expect(Self.answered(Self.feed(&busy, .end)) != nil)
         _ = Self.feed(&busy, Self.head(.GET, "/health"))  // pipelined behind it: dropped with the close
         let outcome18 = busy.answerReady(keepAlive: true)
         #expect(outcome18 == .close)
