@@ -224,7 +224,7 @@ let package = Package(
         // the paired measurement, `openssl speed`) and the bare OpenSSL baselines TVEKit is compared against.
         .target(
             name: "TVEBenchmarkSupport",
-            dependencies: ["TVECrypto", "TVETokens", "TVEMetadata", "TVESAML", "COpenSSL"]
+            dependencies: ["TVECrypto", "TVETokens", "TVEMetadata", "TVESAML", "TVEVerification", "COpenSSL"]
         ),
         .executableTarget(
             name: "tvekit",

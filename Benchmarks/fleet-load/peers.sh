@@ -1,7 +1,9 @@
 # Helpers of run.sh (sourced by it, not run alone): installing the tools, one wrk run, and the two peers each fleet
 # figure is held against (issue 31):
 # - nginx, the HTTP peer: a throw-away instance, one process on CPU 0 like the server, answering `200 ok` to any GET;
-#   its CPU time per request is what serving HTTP costs a lean server on this machine.
+#   its CPU time per request is what serving HTTP costs a lean server on this machine. Beside it, the NIO floor
+#   (Benchmarks/nio-floor): a SwiftNIO server that only finds each head's end and answers a fixed 200, on CPU 0 too,
+#   for what SwiftNIO itself costs per request before the verification server does anything.
 # - pgbench, the PostgreSQL peer: the replay store's own statements (one key, and 64 keys in the packed form) at the
 #   same concurrency on the same core as wrk, on the same table: what this PostgreSQL can do, with no server between.
 # They use run.sh's variables: $work (the temp folder), $seconds, $results (one JSON line per run), $url (PostgreSQL).
@@ -94,6 +96,19 @@ CONF
     exit 1
 }
 stop_nginx() { kill -QUIT "$nginx"; wait "$nginx" 2>/dev/null || true; nginx=""; }
+
+# The NIO floor (built by run.sh) on CPU 0, on a free loopback port. Sets $floor (its PID) and $floor_url.
+start_floor() {
+    local port
+    port=$(free_port)
+    taskset -c 0 Benchmarks/nio-floor/.build/release/nio-floor "$port" > "$work/floor.log" &
+    floor=$!
+    floor_url="http://127.0.0.1:$port/"
+    for _ in $(seq 100); do curl -sf "$floor_url" >/dev/null && return 0; sleep 0.1; done
+    echo "error: the NIO floor did not start" >&2
+    exit 1
+}
+stop_floor() { kill "$floor"; wait "$floor" 2>/dev/null || true; floor=""; }
 
 # The replay store's table, created afresh with the store's own statements (PostgresReplayGuard.createSchema).
 fresh_table() {

@@ -20,7 +20,7 @@ GOALS = [
     ("verifyServerCostToNginx", "<=", 1.5),
 ]
 FLEET = ["memory-single", "memory-batch64", "postgres-single", "postgres-batch64"]
-HTTP = ["nginx-get", "memory-health", "memory-single"]
+HTTP = ["nginx-get", "nio-floor-get", "memory-health", "memory-single"]
 PGBENCH = {"pgbench-single": "postgres-single", "pgbench-batch64": "postgres-batch64"}
 
 
@@ -64,6 +64,12 @@ def report_of(figures, speed):
         "verifyServerCostToNginx": ratio(
             None if verify_us is None else verify_us - in_process_us, get("nginx-get", "cpuMicrosecondsPerRequest")
         ),
+        # The same beside the NIO floor: what SwiftNIO itself costs against nginx, and what the server adds above it.
+        "nioFloorToNginx": ratio(get("nio-floor-get", "cpuMicrosecondsPerRequest"), get("nginx-get", "cpuMicrosecondsPerRequest")),
+        "healthToNioFloor": ratio(get("memory-health", "cpuMicrosecondsPerRequest"), get("nio-floor-get", "cpuMicrosecondsPerRequest")),
+        "verifyServerCostToNioFloor": ratio(
+            None if verify_us is None else verify_us - in_process_us, get("nio-floor-get", "cpuMicrosecondsPerRequest")
+        ),
         # The fleet beside pgbench running the store's statement (the PostgreSQL limit). The store shares one statement
         # among the concurrent requests, so single tokens may pass pgbench's one key per transaction.
         "postgresSingleToPgbenchSingle": ratio(get("postgres-single", "tokensPerSecond"), get("pgbench-single", "tokensPerSecond")),
@@ -98,7 +104,7 @@ def print_tables(report):
         print(f"{run:<20} {f['tokensPerSecond']:>10} {f['coresUsed']:>6.2f} {f['tokensPerSecondPerCoreUsed']:>9} "
               f"{num(f['p99Milliseconds'], 8)}")
 
-    print("\nthe HTTP peer (nginx on CPU 0, one process): CPU per request")
+    print("\nthe HTTP peers (nginx, and the NIO floor, each on CPU 0, one process): CPU per request")
     print(f"{'run':<20} {'requests/s':>10} {'cores':>6} {'CPU µs':>9}")
     for run in (r for r in HTTP if r in figures):
         f = figures[run]

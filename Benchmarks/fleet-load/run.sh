@@ -27,6 +27,7 @@ command -v taskset >/dev/null || { echo "error: taskset (util-linux) is missing"
 install_missing wrk wrk
 install_missing nginx nginx
 swift build -c release --product tvekit >/dev/null
+swift build -c release --package-path Benchmarks/nio-floor >/dev/null
 tvekit=.build/release/tvekit
 work=$(mktemp -d)
 results="$work/results.jsonl"
@@ -34,7 +35,7 @@ results="$work/results.jsonl"
 postgres_pids=""
 pin_postgres() { for pid in $postgres_pids; do taskset -pc "$1" "$pid" >/dev/null 2>&1 || true; done; }
 cleanup() {
-    kill "${server:-}" "${nginx:-}" 2>/dev/null || true
+    kill "${server:-}" "${nginx:-}" "${floor:-}" 2>/dev/null || true
     [ -z "$postgres_pids" ] || pin_postgres "$postgres_cpus"
     rm -rf "$work"
 }
@@ -123,6 +124,10 @@ echo "== nginx (the HTTP peer)"
 start_nginx
 load nginx-get "$nginx" 0 "$nginx_url"
 stop_nginx
+echo "== the NIO floor (a SwiftNIO server answering a fixed 200)"
+start_floor
+load nio-floor-get "$floor" 0 "$floor_url"
+stop_floor
 
 # Each run of tokens starts a fresh server (and an empty table), so that its tokens are first uses again.
 echo "== in memory"

@@ -3,6 +3,7 @@ import TVECrypto
 import TVEMetadata
 import TVESAML
 import TVETokens
+import TVEVerification
 
 /// What `tvekit speed` measures: every operation with its fixture material (keys loaded once, as a server holds
 /// them) and the bare OpenSSL call it is paired with.
@@ -10,7 +11,7 @@ package enum SpeedSuite {
     package static let operationNames = [
         "rsa2048-verify", "rsa1024-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1",
         "rsa2048-decrypt-oaep-sha256", "base64-decode", "token-parse", "token-parse-text",
-        "token-verify", "token-verify-1024", "token-verify-1024-text", "metadata-decrypt",
+        "token-verify", "service-verify", "token-verify-1024", "token-verify-1024-text", "metadata-decrypt",
         "saml-verify-5k", "saml-verify-50k",
     ]
 
@@ -34,6 +35,12 @@ package enum SpeedSuite {
             trustedKeys: [publicKey], requestorID: "tvekit-speed",
             clock: FixedMediaTokenClock(milliseconds: now))
         let base64Baseline = try OpenSSLBase64Baseline(encoded: serializedToken)
+        // The verification service answering a `POST /verify` body with the same token, in process: the body's reader,
+        // the requestor, the verification, one-time use in memory (the first answer is valid, every other a replay, as
+        // most of `make fleet-bench`'s are), the JSON answer and the metrics.
+        let service = try VerificationService(
+            trustedKeys: [publicKey], requestorIDs: ["tvekit-speed"], clock: FixedMediaTokenClock(milliseconds: now))
+        let verifyBody = Array(#"{"token":"\#(token.serialized)","requestor":"tvekit-speed","resource":"tvekit-resource"}"#.utf8)
 
         // RSA-1024: a key pair made by OpenSSL directly (TVEKit generates no keys under 2048 bits).
         progress("generating an RSA-1024 key...")
@@ -119,6 +126,12 @@ package enum SpeedSuite {
             },
             SpeedOperation(name: "token-verify", batch: 32, baseline: baseline.verify, openssl: .verify(2048)) {
                 verifier.verify(serializedToken, resourceID: "tvekit-resource").isValid
+            },
+            SpeedOperation(
+                name: "service-verify", batch: 32,
+                baseline: { verifier.verify(serializedToken, resourceID: "tvekit-resource").isValid }
+            ) {
+                verifyBody.withUnsafeBytes { service.verify($0) }.status == 200
             },
             SpeedOperation(name: "token-verify-1024", batch: 64, baseline: adobeBaseline.verify, openssl: .verify(1024)) {
                 adobeVerifier.verify(adobeSerialized, resourceID: "truTV").isValid

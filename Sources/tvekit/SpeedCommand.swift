@@ -21,6 +21,10 @@ struct SpeedCommand: AsyncParsableCommand {
             - token-parse-text: the same for the raw token text (no outer Base64; no baseline).
             - token-verify: MediaTokenVerifier.verify of the same serialized token: Base64 decode, parse, RSA-2048 \
             SHA-256 verify, requestor/resource/time checks.
+            - service-verify: VerificationService.verify of a POST /verify body carrying the same token (body reader, \
+            verification, one-time use in memory: every answer after the first is TOKEN_REPLAYED, as most of make \
+            fleet-bench's are; the JSON answer, the metrics); its baseline is token-verify, so that its ratio is what \
+            the service adds to the verification, without HTTP.
             - token-verify-1024, token-verify-1024-text: MediaTokenVerifier.verify of a real Adobe media token of 2017 \
             (serialized as Base64, and as raw text) with the RSA-1024 key recovered from real tokens (FORMATS.md §1), \
             at a fixed time within its lifetime.
