@@ -144,11 +144,11 @@ fuzz: deps
 	$(MAKE) fuzz-one FUZZER=FuzzHTTPReader MAX_LEN=8192 DICT=Fuzz/FuzzHTTPReader.dict
 
 # The verification fleet under load (wrk, 16 connections; memory and PostgreSQL; single tokens and batches of 64), with
-# its peers beside it: in-process token-verify; nginx's CPU per request beside the server's /health and in-memory
-# /verify; pgbench running the replay store's statements (the PostgreSQL limit: transactions/s, average and p99
+# its peers beside it: in-process token-verify; nginx's and the NIO floor's CPU per request beside the server's /health
+# and in-memory /verify; pgbench running the replay store's statements (the PostgreSQL limit: transactions/s, average and p99
 # latency). Prints every figure, the ratios and issue 31's goals with PASS or MISS. FLEET_SECONDS per run (default 10),
-# FLEET_JSON=1 for JSON, FLEET_ONLY=http for nginx, /health and in-memory /verify alone. Installs wrk and nginx when
-# missing; starts and stops its own PostgreSQL cluster when none is running.
+# FLEET_JSON=1 for JSON, FLEET_ONLY=http for nginx, the NIO floor, /health and in-memory /verify alone. Installs wrk
+# and nginx when missing; starts and stops its own PostgreSQL cluster when none is running.
 fleet-bench: deps
 	@FLEET_ONLY=$(or $(FLEET_ONLY),all) bash Benchmarks/fleet-load/run.sh $(if $(filter 1,$(FLEET_JSON)),--json) $(or $(FLEET_SECONDS),10)
 

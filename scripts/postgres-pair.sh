@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A throw-away PostgreSQL primary and its synchronous streaming standby, for the fleet's failover test
 # (scripts/failover-test.py, `make failover-test`) and for trying a fleet with a standby by hand: under /tmp (the
-# postgres user must reach it), recorded in .postgres-pair/ (ignored by git), both on loopback ports chosen at creation. PostgreSQL's own replication: the standby is a pg_basebackup of the primary, the primary
+# postgres user must reach it), recorded in .postgres-pair/ (ignored by git), both on loopback ports chosen at creation.
+# PostgreSQL's own replication: the standby is a pg_basebackup of the primary, the primary
 # names it in synchronous_standby_names with synchronous_commit = on, so a commit the primary acknowledges is on the
 # standby too.
 #
@@ -18,19 +19,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DIR="$ROOT/.postgres-pair"
 
-bin_dir() {
-    local dir
-    for dir in /usr/lib/postgresql/*/bin; do
-        [ -x "$dir/initdb" ] && { echo "$dir"; return 0; }
-    done
-    return 1
-}
-
-as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
+source "$ROOT/scripts/postgres-lib.sh"
 
 BIN="$(bin_dir || true)"
 home() { cat "$DIR/cluster"; }

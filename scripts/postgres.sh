@@ -25,14 +25,7 @@ CLUSTER="$DIR"
 DATA="$CLUSTER/data"
 SOCKETS="$CLUSTER/sockets"
 
-bin_dir() {
-    local dir
-    for dir in /usr/lib/postgresql/*/bin; do
-        [ -x "$dir/initdb" ] && { echo "$dir"; return 0; }
-    done
-    command -v initdb >/dev/null 2>&1 && { dirname "$(readlink -f "$(command -v initdb)")"; return 0; }
-    return 1
-}
+source "$ROOT/scripts/postgres-lib.sh"
 
 install_postgres() {
     if ! BIN="$(bin_dir)"; then
@@ -42,19 +35,6 @@ install_postgres() {
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >&2
         BIN="$(bin_dir)" || { echo "error: PostgreSQL did not install" >&2; exit 1; }
     fi
-}
-
-# PostgreSQL refuses to run as root: as root, run its tools as the `postgres` user, which owns the cluster.
-as_owner() {
-    if [ "$(id -u)" -eq 0 ]; then
-        runuser -u postgres -- "$@"
-    else
-        "$@"
-    fi
-}
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
 create() {

@@ -11,8 +11,8 @@
 # Usage (repository root): bash Benchmarks/fleet-load/run.sh [--json] [seconds per run, default 10]
 # (`make fleet-bench`). Prints the figures, their ratios and issue 31's goals with PASS or MISS as tables (report.py),
 # or one JSON object with --json. It starts the project's PostgreSQL cluster when it is not running, and then stops it
-# at the end. FLEET_ONLY=http runs only nginx, /health and in-memory /verify single tokens (no PostgreSQL): a quick
-# run for work on the server's own cost.
+# at the end. FLEET_ONLY=http runs only nginx, the NIO floor, /health and in-memory /verify single tokens (no
+# PostgreSQL): a quick run for work on the server's own cost.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 json=0
