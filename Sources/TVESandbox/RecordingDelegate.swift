@@ -56,7 +56,7 @@ public final class RecordingDelegate: EntitlementDelegate, EntitlementStatus, Se
     /// and the events before it, and returns what `match` made of it: a scenario waits for one thing at a time.
     /// - Throws: ``SandboxError`` `.callbackMissing` when none came in time; `what` names the callback.
     public func next<T: Sendable>(
-        _ what: String, timeout: Duration = .seconds(15), _ match: @escaping @Sendable (EntitlementEvent) -> T?
+        _ what: String, timeout: Duration = .seconds(30), _ match: @escaping @Sendable (EntitlementEvent) -> T?
     ) async throws(SandboxError) -> T {
         let found = await waitUntil(timeout: timeout) { state -> T? in
             for index in state.consumed..<state.events.count {

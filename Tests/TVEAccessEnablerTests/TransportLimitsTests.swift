@@ -94,7 +94,7 @@ struct TransportLimitsTests {
     func answerWithinLimit() async throws {
         let written = Locked(0)
         try await LocalServer.run(HostileProvider.router(chunks: 16, chunkBytes: 1024, pause: .zero, written: written)) { url in
-            let response = try await URLSessionTransport(timeout: 5, maximumResponseBytes: 16 * 1024)
+            let response = try await URLSessionTransport(timeout: 30, maximumResponseBytes: 16 * 1024)
                 .send(EntitlementHTTPRequest(method: "GET", url: url.appendingPathComponent("a")))
             #expect(response.status == 200 && response.body.count == 16 * 1024)
             await #expect(throws: AccessEnablerError.self) {

@@ -17,7 +17,9 @@ enum SharedKeys {
     }
 }
 
-@Suite("Sandbox scenarios (the walks of tvekit demo)")
+/// Serialized: twelve sandboxes (a service provider, an enabler and its flows each) started at once with the rest of the
+/// suite crowded the two threads of the cooperative pool past the flows' 15 s callback waits in a fresh-clone CI run.
+@Suite("Sandbox scenarios (the walks of tvekit demo)", .serialized)
 struct ScenarioTests {
     @Test(
         "each cookbook scenario gives the callbacks the cookbook promises, over REST API v2 and v1",
