@@ -69,8 +69,8 @@ struct RunningAVerificationFleetArticleTests {
             let token = try freshTokens(1)[0]
             let first = try await verify(token, port: listening)
             let second = try await verify(token, port: listening)
-            #expect(first.status == 200 && first.result == "VALID_TOKEN")
-            #expect(second.status == 200 && second.result == "TOKEN_REPLAYED")
+            #expect(first.status == 200 && first.result == "VALID_TOKEN", "first: \(first)")
+            #expect(second.status == 200 && second.result == "TOKEN_REPLAYED", "second: \(second)")
             #expect(try await store.count() == 1)
             #expect(metrics.prometheusText().contains("tvekit_replay_store_seconds"))
         } catch {

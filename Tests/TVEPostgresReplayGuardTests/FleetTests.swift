@@ -76,7 +76,7 @@ struct FleetTests {
 
     @Test("expired keys are pruned in bounded batches: after a long run of unique tokens the table holds about one lifetime")
     func pruningKeepsTheTableBounded() async throws {
-        var configuration = try PostgresCluster.configuration(timeout: .seconds(5))
+        var configuration = try PostgresCluster.configuration()
         configuration.pruneBatchSize = 400
         configuration.maximumPruneBatchesPerRound = 5
         let store = try PostgresReplayGuard(configuration: configuration)
@@ -212,7 +212,7 @@ struct BatchStatementTests {
         "rejectsReplayInABatch: small batches (a row per first use) and large ones (packed bytea) agree: a key twice in a batch, a key already used, an expired key used again",
         arguments: [3, 40])
     func batchForms(size: Int) async throws {
-        let configuration = try PostgresCluster.configuration(timeout: .seconds(5))
+        let configuration = try PostgresCluster.configuration()
         let store = try PostgresReplayGuard(configuration: configuration)
         try await withServices([store]) {
             try await store.createSchema()

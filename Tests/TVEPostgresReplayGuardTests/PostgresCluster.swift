@@ -58,8 +58,10 @@ enum PostgresCluster {
     /// One start per test process, tied to it: a cluster this process started stops once the process has exited.
     private static let started = Result { try script("start", "--for-pid", String(ProcessInfo.processInfo.processIdentifier)) }
 
-    /// A configuration on a table of the test's own (on the cluster at `url`, the project's by default).
-    static func configuration(timeout: Duration = .seconds(5), url: String? = nil) throws -> PostgresReplayGuard.Configuration {
+    /// A configuration on a table of the test's own (on the cluster at `url`, the project's by default). The 30 s
+    /// timeout turns a hang into a failure; it is wide because the suite's start is crowded on two cores (a first
+    /// statement there, with its connection and its table, once took over 5 s in a fresh-clone CI run).
+    static func configuration(timeout: Duration = .seconds(30), url: String? = nil) throws -> PostgresReplayGuard.Configuration {
         var configuration = try PostgresReplayGuard.Configuration(url: try url ?? Self.url(), password: nil)
         configuration.tls = .disable
         configuration.table = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)

@@ -19,7 +19,7 @@ struct PreparedStatementTests {
         "rejectsReplayWithPreparedStatements: a single key, a small batch and a packed batch keep one-time use when prepared",
         arguments: [1, 3, 40])
     func preparedForms(size: Int) async throws {
-        let store = try PostgresReplayGuard(configuration: try Self.configuration(timeout: .seconds(5)))
+        let store = try PostgresReplayGuard(configuration: try Self.configuration(timeout: .seconds(30)))
         try await withServices([store]) {
             try await store.createSchema()
             let now = Int64(Date().timeIntervalSince1970 * 1000)
