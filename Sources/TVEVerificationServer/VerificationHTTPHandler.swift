@@ -6,10 +6,11 @@ import TVEVerification
 /// One connection, right after the socket: its bytes go through the connection's ``HTTPRequestReader``, and the
 /// request parts and other events to its ``ConnectionStateMachine``; it does what that answers: computes an answer (on the event loop when one-time use is in
 /// process; in a task on the same event loop when it waits for a replay store), writes it as one buffer of bytes,
-/// flushes once per event-loop tick, arms and cancels the timers, holds reads while an answer is computed, closes.
-final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
+/// flushes once per event-loop tick, arms and cancels the timers, holds reads (by turning the channel's `autoRead` off)
+/// when the requests pipelined behind an answer still computed pass their bound, closes. It is an inbound handler only:
+/// NIO's reads do not pass through it.
+final class VerificationHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
-    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     /// What every connection of a server shares.
@@ -38,8 +39,8 @@ final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var headDeadline: Scheduled<Void>?
     private var idleCheck: Scheduled<Void>?
     private var forcedClose: Scheduled<Void>?
-    /// A read NIO asked for while reads were held.
-    private var readPending = false
+    /// Reads are held: the channel's `autoRead` is off until the requests kept behind an answer are handled.
+    private var readsHeld = false
     /// Answers written and not flushed yet (flushed at the end of the event loop's tick).
     private var unflushed = false
     /// Inside a read burst (answers then wait for its end to be flushed together).
@@ -77,6 +78,10 @@ final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandl
         } catch {
             refuse(error, context: context)
         }
+        if machine.holdsReads, !readsHeld {
+            readsHeld = true
+            setAutoRead(false, context: context)
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -97,12 +102,9 @@ final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandl
         context.fireChannelReadComplete()
     }
 
-    func read(context: ChannelHandlerContext) {
-        if machine.holdsReads {
-            readPending = true
-        } else {
-            context.read()
-        }
+    private func setAutoRead(_ on: Bool, context: ChannelHandlerContext) {
+        // On the channel's own loop, the option is set at once (turning it on reads again).
+        _ = try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: on)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -194,7 +196,7 @@ final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     /// A replay store on the network: the request's task prefers this connection's event loop, so the wait for the
-    /// store resumes here and the answer is written from here. Reads are held (and what was read kept) meanwhile.
+    /// store resumes here and the answer is written from here. What is read meanwhile is kept by the state machine.
     private func answerLater(_ request: ConnectionStateMachine.Request, body: ByteBuffer?, context: ChannelHandlerContext) {
         let loop = context.eventLoop
         let executor = self.executor ?? LoopTaskExecutor { loop.execute($0) }
@@ -215,13 +217,17 @@ final class VerificationHTTPHandler: ChannelDuplexHandler, RemovableChannelHandl
         }
     }
 
-    /// After an answer computed in a task: the requests that came meanwhile, then reads again.
+    /// After an answer computed in a task: the requests that came meanwhile (none when the client has gone), then
+    /// reads again if they were held.
     private func resume(context: ChannelHandlerContext) {
-        for part in machine.takePending() { handle(part, context: context) }
+        let pending = machine.takePending()
+        if context.channel.isActive {
+            for part in pending { handle(part, context: context) }
+        }
         flushIfNeeded(context: context)
-        if readPending, !machine.holdsReads {
-            readPending = false
-            context.read()
+        if readsHeld, !machine.holdsReads {
+            readsHeld = false
+            setAutoRead(true, context: context)
         }
     }
 

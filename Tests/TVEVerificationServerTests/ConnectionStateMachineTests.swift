@@ -11,10 +11,13 @@ import Testing
 struct ConnectionStateMachineTests {
     static let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
 
-    static func machine(maximumBodyBytes: Int = 100, secret: BearerSecret? = nil) -> ConnectionStateMachine {
+    static func machine(maximumBodyBytes: Int = 100, maximumPendingBytes: Int = 64 * 1024, secret: BearerSecret? = nil)
+        -> ConnectionStateMachine
+    {
         var limits = ConnectionStateMachine.Limits(
             bearerSecret: secret, idleTimeout: .seconds(10), headTimeout: .seconds(5), bodyTimeout: .seconds(7))
         limits.maximumBodyBytes = maximumBodyBytes
+        limits.maximumPendingBytes = maximumPendingBytes
         return ConnectionStateMachine(limits: limits, now: start)
     }
 
@@ -67,18 +70,20 @@ struct ConnectionStateMachineTests {
     }
 
     @Test(
-        "pipelinedRequests: parts that come while an answer waits for the store are kept in order, reads held, and answered after it"
+        "pipelinedRequests: parts that come while an answer waits for the store are kept in order, reads go on, and they are answered after it"
     )
     func pipelinedRequests() throws {
         var machine = Self.machine()
         _ = Self.feed(&machine, Self.head(.POST, "/verify"))
         _ = Self.feed(&machine, Self.body("first"))
         #expect(Self.answered(Self.feed(&machine, .end))?.1 == "first")
-        #expect(machine.holdsReads)
+        #expect(!machine.holdsReads)  // reading goes on while the answer waits: no epoll_ctl per request
         for part in [Self.head(.GET, "/health"), .end, Self.head(.POST, "/verify"), Self.body("third"), .end] {
             #expect(Self.answered(Self.feed(&machine, part)) == nil)
         }
         #expect(machine.pending.count == 5)
+        #expect(machine.pendingBytes == 2 * 128 + "/health".count + "/verify".count + "third".count + 2 * 16)
+        #expect(!machine.holdsReads)
         let outcome4 = machine.answerReady(keepAlive: true)
         #expect(outcome4 == .keepAlive)
         #expect(!machine.holdsReads)
@@ -93,7 +98,30 @@ struct ConnectionStateMachineTests {
             }
         }
         #expect(answers.map(\.0) == [.health, .verify] && answers.last?.1 == "third")
-        #expect(machine.holdsReads)  // the third waits for the store in its turn
+        #expect(machine.pendingBytes == 0 && machine.pending.isEmpty)  // the third waits for the store in its turn
+    }
+
+    @Test(
+        "pipelineFlood: requests pipelined behind an answer that waits are kept up to the byte bound, then reads are held until it is out"
+    )
+    func pipelineFlood() throws {
+        var machine = Self.machine(maximumPendingBytes: 1024)
+        _ = Self.feed(&machine, Self.head(.POST, "/verify"))
+        #expect(Self.answered(Self.feed(&machine, .end)) != nil)
+        var kept = 0
+        while !machine.holdsReads {
+            for part in [Self.head(.POST, "/verify", [("Content-Length", "40")]), Self.body(String(repeating: "x", count: 40)), .end] {
+                _ = Self.feed(&machine, part)
+            }
+            kept += 1
+            try #require(kept < 100, "reads never held")
+        }
+        #expect(kept == 1024 / (128 + "/verify".count + 40 + 16) + 1)
+        #expect(machine.pendingBytes >= 1024)
+        #expect(machine.answerReady(keepAlive: true) == .keepAlive)
+        #expect(!machine.holdsReads)  // the answer is out: the kept requests are handed back, reads go on
+        let pending = machine.takePending()
+        #expect(pending.count == 3 * kept && machine.pendingBytes == 0)
     }
 
     @Test("bodyTooLargeByHeader: a declared Content-Length over the limit is refused from the head and the connection closes")

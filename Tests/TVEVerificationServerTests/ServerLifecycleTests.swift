@@ -147,6 +147,35 @@ struct ServerLifecycleTests {
         try await group.shutdownGracefully()
     }
 
+    @Test(
+        "pipelineFlood: 300 requests pipelined behind answers that wait for the store (past the 64 KiB the connection keeps, so reads are held and resumed) are all answered, in order"
+    )
+    func pipelineFlood() async throws {
+        let store = SlowStore(delay: .milliseconds(1))
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (services, running, port) = try await Self.start(store: store, group: group)
+        let token = try Self.token()
+        // Every third request a malformed token, so that the answers' order shows.
+        let bodies = (0..<300).map { index in
+            #"{"token":"\#(index % 3 == 0 ? "x" : token)","requestor":"tvekit-test"}"#
+        }
+        let requests = bodies.enumerated().map { index, body in
+            "POST /verify?n=\(index) HTTP/1.1\r\nHost: x\r\n\(index == 299 ? "Connection: close\r\n" : "")"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }.joined()
+        #expect(requests.utf8.count > 2 * 64 * 1024)
+        let connection = try RawConnection(port: port)
+        DispatchQueue.global().async { connection.send(requests) }  // a blocking send, off the cooperative pool
+        let answers = await connection.untilClosed(seconds: 60) ?? ""
+        #expect(answers.components(separatedBy: "HTTP/1.1 200").count == 301, "\(answers.prefix(300))")
+        let results = answers.components(separatedBy: #""result":""#).dropFirst().map { $0.prefix { $0 != "\"" } }
+        #expect(results == (0..<300).map { $0 % 3 == 0 ? "INVALID_TOKEN_FORMAT" : "VALID_TOKEN" })
+        #expect(store.calls.withLock { $0 } == 200)
+        await services.triggerGracefulShutdown()
+        try await running.value
+        try await group.shutdownGracefully()
+    }
+
     @Test("earlyTooLarge: a head declaring a body over 1 MiB is answered 413 at once and the connection closes, before any body byte")
     func earlyTooLarge() async throws {
         try await withRunningNIOService(try Self.service(), timeouts: .init(idle: .seconds(30), body: .seconds(30))) { url in
