@@ -63,9 +63,14 @@ let package = Package(
         .target(
             name: "TVEConcurrency"
         ),
+        // Base64 decoding of whole blocks with the processor's vector instructions (AVX2, SSSE3), in real C: the first
+        // stage of TVECrypto's strict decoder.
+        .target(
+            name: "CTVEBase64"
+        ),
         .target(
             name: "TVECrypto",
-            dependencies: ["TVEConcurrency", "COpenSSL", "CTVEOpenSSL"]
+            dependencies: ["TVEConcurrency", "COpenSSL", "CTVEOpenSSL", "CTVEBase64"]
         ),
         .target(
             name: "TVETokens",

@@ -103,13 +103,18 @@ package final class OpenSSLBaseline: @unchecked Sendable {
     }
 }
 
-/// The bare `EVP_PKEY_verify` that `openssl speed` times, for a public key alone: RSASSA-PKCS1-v1_5 with
-/// SHA-256 of one known signature, the digest computed once and the context set up once. Not for production use.
+/// The bare verification of one known RSASSA-PKCS1-v1_5 SHA-256 signature by a public key alone, the context set up
+/// once: ``verify()`` is the `EVP_PKEY_verify` of the precomputed digest that `openssl speed` times, and
+/// ``verifyMessage()`` also hashes the signed message (SHA-256 with the digest fetched once, then `EVP_PKEY_verify`):
+/// what any verifier of the message must do, the baseline of the media-token verifications. Not for production use.
 package final class OpenSSLVerifyBaseline: @unchecked Sendable {
     // Not Sendable in spirit: one instance per measuring thread. Marked so it can cross into a task.
     private let context: OpaquePointer
     private let digest: [UInt8]
     private let signature: [UInt8]
+    private let message: [UInt8]
+    /// SHA-256, fetched once (an `EVP_sha256()` per call would fetch it again each time on OpenSSL 3).
+    private let sha256: OpaquePointer
 
     /// Prepares a verify context for `publicKey` and the SHA-256 digest of `message`, which `signature` signs.
     /// - Throws: ``SpeedError/Code/setUp`` when the context cannot be set up or the signature does not verify.
@@ -119,7 +124,7 @@ package final class OpenSSLVerifyBaseline: @unchecked Sendable {
             throw openSSLSetUpFailure("baseline context set-up failed")
         }
         guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1,
-            EVP_PKEY_CTX_set_signature_md(context, EVP_sha256()) == 1
+            EVP_PKEY_CTX_set_signature_md(context, EVP_sha256()) == 1, let sha256 = EVP_MD_fetch(nil, "SHA256", nil)
         else {
             EVP_PKEY_CTX_free(context)
             throw openSSLSetUpFailure("baseline context set-up failed")
@@ -127,12 +132,25 @@ package final class OpenSSLVerifyBaseline: @unchecked Sendable {
         self.context = context
         self.digest = digest
         self.signature = [UInt8](signature)
+        self.message = [UInt8](message)
+        self.sha256 = sha256
         // Checked once all properties are set, so that deinit frees the context when this throws.
-        guard verify() else { throw openSSLSetUpFailure("the baseline signature does not verify") }
+        guard verify(), verifyMessage() else { throw openSSLSetUpFailure("the baseline signature does not verify") }
     }
 
     deinit {
         EVP_PKEY_CTX_free(context)
+        EVP_MD_free(sha256)
+    }
+
+    /// SHA-256 of the message, then one `EVP_PKEY_verify` of that digest.
+    package func verifyMessage() -> Bool {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { computed in
+            var length: UInt32 = 32
+            guard message.withUnsafeBytes({ EVP_Digest($0.baseAddress, $0.count, computed.baseAddress, &length, sha256, nil) }) == 1
+            else { return false }
+            return EVP_PKEY_verify(context, signature, signature.count, computed.baseAddress, Int(length)) == 1
+        }
     }
 
     /// One `EVP_PKEY_verify` of the precomputed digest.

@@ -9,16 +9,19 @@ package struct SpeedOperation {
     package var openssl: OpenSSLFigure?
     /// How many `openssl speed` operations one call stands for (5 private-key operations for metadata-decrypt).
     package var opensslOperations: Double
+    /// The least ratio to the baseline the project aims at (printed with PASS or MISS); `nil` for none.
+    package var goal: Double?
     package var body: () throws -> Bool
     package init(
         name: String, batch: Int, baseline: (() -> Bool)?, openssl: OpenSSLFigure? = nil, opensslOperations: Double = 1,
-        _ body: @escaping () throws -> Bool
+        goal: Double? = nil, _ body: @escaping () throws -> Bool
     ) {
         self.name = name
         self.batch = batch
         self.baseline = baseline
         self.openssl = openssl
         self.opensslOperations = opensslOperations
+        self.goal = goal
         self.body = body
     }
 }

@@ -10,6 +10,9 @@ package struct SpeedResult: Encodable, Sendable {
     package var ratioToBaseline: Double?
     package var opensslSpeedOpsPerSecond: Double?
     package var ratioToOpensslSpeed: Double?
+    /// The least ratio to the baseline the project aims at, and whether this run reached it.
+    package var goal: Double?
+    package var meetsGoal: Bool?
 }
 
 /// A whole run.
@@ -55,6 +58,10 @@ package enum SpeedRunner {
             var result = SpeedResult(
                 operation: operation.name, operations: tally.ours, seconds: tally.oursSeconds, opsPerSecond: rate,
                 baselineOpsPerSecond: baselineRate, ratioToBaseline: baselineRate.map { rate / $0 })
+            if let goal = operation.goal, let ratio = result.ratioToBaseline {
+                result.goal = goal
+                result.meetsGoal = ratio >= goal
+            }
             if let figure = operation.openssl {
                 let values = opensslRuns.compactMap { $0[figure.bits].map { figure.isVerify ? $0.verify : $0.sign } }
                 guard !values.isEmpty else { results.append(result); continue }

@@ -1,4 +1,5 @@
 import Foundation
+internal import CTVEBase64
 
 /// Standard Base64 (RFC 4648 §4), strict by default.
 ///
@@ -77,37 +78,6 @@ public enum Base64 {
 enum Base64Codec {
     static let standardAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    /// 0...63 for alphabet symbols, 0xFE for `=`, 0xFD for whitespace, 0xFF for anything else.
-    static let standardTable: [UInt8] = makeTable(standardAlphabet)
-    static let urlTable: [UInt8] = makeTable(urlAlphabet)
-
-    /// The fast path's tables: four tables of 256 entries, one per position in a group of four symbols, with each
-    /// symbol's value already shifted into place (by 18, 12, 6 and 0 bits). ORing the four entries of a group gives
-    /// its 24 bits; every byte that is not an alphabet symbol (`=`, whitespace, anything else) maps to 0xFFFFFFFF,
-    /// so one comparison of the OR with 2^24 checks the whole group.
-    static let standardGroupTable: [UInt32] = makeGroupTable(standardTable)
-    static let urlGroupTable: [UInt32] = makeGroupTable(urlTable)
-
-    private static func makeTable(_ alphabet: [UInt8]) -> [UInt8] {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (value, symbol) in alphabet.enumerated() { table[Int(symbol)] = UInt8(value) }
-        table[Int(UInt8(ascii: "="))] = 0xFE
-        for space in [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n")] {
-            table[Int(space)] = 0xFD
-        }
-        return table
-    }
-
-    private static func makeGroupTable(_ table: [UInt8]) -> [UInt32] {
-        var groupTable = [UInt32](repeating: 0xFFFF_FFFF, count: 1024)
-        for slot in 0..<4 {
-            for byte in 0..<256 where table[byte] < 64 {
-                groupTable[slot * 256 + byte] = UInt32(table[byte]) << UInt32(18 - 6 * slot)
-            }
-        }
-        return groupTable
-    }
 
     static func encode(_ input: some DataProtocol, alphabet: [UInt8], padding: Bool, lineLength: Int?) -> String {
         input.withContiguousBytes { bytes in
@@ -208,7 +178,11 @@ enum Base64Codec {
         return result
     }
 
-    /// The output room ``decode(_:url:ignoringWhitespace:into:)`` needs for `count` input bytes.
+    /// The vector instructions the decoder uses on this processor: 2 for AVX2, 1 for SSSE3, 0 for none (`vectorLevel`
+    /// of ``decode(_:url:ignoringWhitespace:into:vectorLevel:)`` caps it, for the tests of each).
+    static var vectorLevel: Int { Int(ctvebase64_level()) }
+
+    /// The output room ``decode(_:url:ignoringWhitespace:into:vectorLevel:)`` needs for `count` input bytes.
     @inline(__always)
     static func decodedCapacity(_ count: Int) -> Int { count / 4 * 3 + 3 }
 
@@ -216,31 +190,27 @@ enum Base64Codec {
     /// error `out` is wiped.
     static func decode(
         _ text: UnsafeRawBufferPointer, url: Bool, ignoringWhitespace: Bool,
-        into out: UnsafeMutableBufferPointer<UInt8>
+        into out: UnsafeMutableBufferPointer<UInt8>, vectorLevel: Int = 2
     ) throws -> Int {
         guard out.count >= decodedCapacity(text.count) else {
             throw TVECryptoError.invalidParameter(reason: "the output buffer is too small for the Base64 text")
         }
-        let table = url ? urlTable : standardTable
-        let groupTable = url ? urlGroupTable : standardGroupTable
-        return try table.withUnsafeBufferPointer { table in
-            try groupTable.withUnsafeBufferPointer { groupTable in
-                var state = DecodingState()
-                do {
-                    while true {
-                        decodeGroups(text, groupTable: groupTable, into: out, state: &state)
-                        if state.position == text.count { break }
-                        if try decodeRest(text, url: url, ignoringWhitespace: ignoringWhitespace, table: table, into: out, state: &state) {
-                            break
-                        }
-                    }
-                } catch {
-                    wipe(UnsafeMutableRawBufferPointer(out))
-                    throw error
+        let tables = url ? urlTables : standardTables
+        var state = DecodingState()
+        do {
+            while true {
+                if vectorLevel > 0, !url { decodeBlocks(text, into: out, level: vectorLevel, state: &state) }
+                decodeGroups(text, groupTable: tables.groupTable, into: out, state: &state)
+                if state.position == text.count { break }
+                if try decodeRest(text, url: url, ignoringWhitespace: ignoringWhitespace, table: tables.table, into: out, state: &state) {
+                    break
                 }
-                return state.count
             }
+        } catch {
+            wipe(UnsafeMutableRawBufferPointer(out))
+            throw error
         }
+        return state.count
     }
 
     /// Where decoding stands between the two paths: always at a group boundary with no padding seen.
@@ -251,6 +221,24 @@ enum Base64Codec {
         var count = 0
         /// Alphabet symbols seen (a multiple of 4 here).
         var symbols = 0
+    }
+
+    /// The vector path (`CTVEBase64`: AVX2 or SSSE3, standard alphabet): decodes blocks of 16 or 32 alphabet symbols
+    /// from `state.position` on (at most the implementation of `level`) and stops where
+    /// ``decodeGroups(_:groupTable:into:state:)`` takes over: before the
+    /// first block holding anything else, near the end of the text or of the output. It decodes a block of alphabet
+    /// symbols as that path does (the tests compare both on every byte value at every position).
+    @inline(__always)
+    private static func decodeBlocks(
+        _ text: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>, level: Int, state: inout DecodingState
+    ) {
+        guard text.count - state.position >= 16, let input = text.baseAddress, let output = out.baseAddress else { return }
+        let read = ctvebase64_decode_blocks_up_to(
+            Int32(level), input.assumingMemoryBound(to: UInt8.self) + state.position, text.count - state.position, output + state.count,
+            out.count - state.count)
+        state.position += read
+        state.count += read / 4 * 3
+        state.symbols += read
     }
 
     /// The fast path: decodes full groups of four alphabet symbols from `state.position` on and stops before the

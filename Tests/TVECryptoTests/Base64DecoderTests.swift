@@ -229,4 +229,64 @@ struct Base64DecoderTests {
             }
         }
     }
+
+    /// Decodes `text` into a buffer with the vector path on or off (the same buffer size the public API uses).
+    static func decode(_ text: [UInt8], vector: Int) -> Outcome {
+        Outcome {
+            try text.withUnsafeBytes { input in
+                var out = [UInt8](repeating: 0, count: Base64Codec.decodedCapacity(text.count))
+                let count = try out.withUnsafeMutableBufferPointer {
+                    try Base64Codec.decode(input, url: false, ignoringWhitespace: true, into: $0, vectorLevel: vector)
+                }
+                return Array(out[0..<count])
+            }
+        }
+    }
+
+    @Test(
+        "the vector path (AVX2 or SSSE3) agrees with the exact decoder for every byte value at every position of texts across its blocks"
+    )
+    func vectorPathEveryByteEverywhere() {
+        var generator = Generator(state: 0xB10C)
+        // 24 to 200 symbols: one or more 16- and 32-symbol blocks, and the scalar tail.
+        for length in [20, 100] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Array(Base64.encode(bytes).utf8)
+            #expect(Self.decode(encoded, vector: 2) == .bytes(bytes) && Self.decode(encoded, vector: 1) == .bytes(bytes))
+            for position in 0..<encoded.count {
+                for value in 0...255 {
+                    var text = encoded
+                    text[position] = UInt8(value)
+                    let expected = Outcome(Self.referenceDecode(text, url: false, ignoringWhitespace: true))
+                    // AVX2 (where the processor has it), SSSE3, and the scalar paths alone.
+                    for level in [2, 1, 0] where Self.decode(text, vector: level) != expected {
+                        Issue.record("level \(level), byte \(value) at \(position) of \(encoded.count): expected \(expected)")
+                        return
+                    }
+                }
+            }
+        }
+        // Which path ran on this processor (both agree whatever it is; on a processor without either, nothing is vector).
+        #expect([0, 1, 2].contains(Base64Codec.vectorLevel))
+    }
+
+    @Test("the vector path decodes long texts with whitespace, and stops before an output too small for its stores")
+    func vectorPathLongTexts() {
+        var generator = Generator(state: 0x1046)
+        for length in [300, 1000, 4099] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let wrapped = Array(Base64.encode(bytes, lineLength: 64).utf8)
+            for level in [2, 1] {
+                #expect(Self.decode(wrapped, vector: level) == .bytes(bytes))
+                #expect(Self.decode(Array(Base64.encode(bytes).utf8), vector: level) == .bytes(bytes))
+            }
+        }
+        // The stores stay within the output: a buffer of exactly the decoded size plus the decoder's 3 bytes of room.
+        let bytes = (0..<96).map { UInt8($0) }
+        let text = Array(Base64.encode(bytes).utf8)
+        let out = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Base64Codec.decodedCapacity(text.count))
+        defer { out.deallocate() }
+        let count = text.withUnsafeBytes { try? Base64Codec.decode($0, url: false, ignoringWhitespace: false, into: out) }
+        #expect(count == 96 && Array(out[0..<96]) == bytes)
+    }
 }

@@ -253,6 +253,8 @@ struct CLITests {
         let outcome = try CLI.run(["speed", "--seconds", "0.05", "--json"])
         let one = try CLI.run(["speed", "--seconds", "0.05", "token-parse"])
         #expect(one.status == 0 && one.stdout.contains("token-parse") && !one.stdout.contains("rsa2048-sign"))
+        // The goals follow the table: token-parse's, with PASS or MISS (a measurement of 0.05 s decides nothing here).
+        #expect(one.stdout.contains("goals (ratio to the paired baseline)") && one.stdout.contains("goal >= 0.80"))
         #expect(try CLI.run(["speed", "no-such-operation"]).status == 2)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
@@ -266,6 +268,13 @@ struct CLITests {
         // token-parse is timed against OpenSSL's bare Base64 decode of the same token.
         #expect((results.first { $0["operation"] as? String == "token-parse" })?["baselineOpsPerSecond"] as? Double ?? 0 > 0)
         #expect(results.allSatisfy { ($0["opsPerSecond"] as? Double ?? 0) > 0 })
+        // The goals: token-parse ≥ 0.8 of the bare Base64 decode, the token verifications ≥ 0.95 of the bare verification.
+        let goals = Dictionary(
+            uniqueKeysWithValues: results.compactMap { result in
+                (result["goal"] as? Double).map { (result["operation"] as? String ?? "?", $0) }
+            })
+        #expect(goals == ["token-parse": 0.8, "token-verify": 0.95, "token-verify-1024": 0.95])
+        #expect(results.filter { $0["goal"] != nil }.allSatisfy { $0["meetsGoal"] is Bool })
         #expect(outcome.stderr.contains("measuring"))
     }
 
