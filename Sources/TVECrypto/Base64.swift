@@ -69,6 +69,19 @@ public enum Base64 {
             into: output.bindMemory(to: UInt8.self))
     }
 
+    /// Decodes with the vector path capped at `vectorLevel` (2: AVX2 where the processor has it, 1: SSSE3 at most,
+    /// 0: the scalar paths alone), for the fuzzer and the tests that compare the paths; the same rules and errors as
+    /// ``decode(buffer:options:)``.
+    package static func decode(buffer: UnsafeRawBufferPointer, options: DecodingOptions = [], vectorLevel: Int) throws -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Base64Codec.decodedCapacity(buffer.count))
+        let count = try output.withUnsafeMutableBufferPointer {
+            try Base64Codec.decode(
+                buffer, url: false, ignoringWhitespace: options.contains(.ignoringWhitespace), into: $0, vectorLevel: vectorLevel)
+        }
+        output.removeLast(output.count - count)
+        return output
+    }
+
     @usableFromInline
     static func _decode(_ bytes: UnsafeRawBufferPointer, ignoringWhitespace: Bool) throws -> [UInt8] {
         try Base64Codec.decode(bytes, url: false, ignoringWhitespace: ignoringWhitespace)

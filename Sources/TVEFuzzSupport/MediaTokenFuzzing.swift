@@ -7,8 +7,9 @@ import TVETokens
 /// regression inputs in `Fuzz/Regressions/FuzzMediaToken` through it.
 ///
 /// Besides "never crash", it checks invariants on every input and traps when one breaks, so that libFuzzer
-/// reports it: a token that parses has its signed bytes inside its text; parsing and verifying agree about the
-/// format; a parsed token survives serialization and re-parsing unchanged; a forged token is never valid.
+/// reports it: the Base64 decoder's vector paths (AVX2, SSSE3) and its scalar path decode the input alike; a token
+/// that parses has its signed bytes inside its text; parsing and verifying agree about the format; a parsed token
+/// survives serialization and re-parsing unchanged; a forged token is never valid.
 public enum MediaTokenFuzzing {
     /// The committed fixture key (fuzzed inputs never carry a valid signature, so any key would do; this one is
     /// deterministic).
@@ -22,6 +23,17 @@ public enum MediaTokenFuzzing {
 
     /// Runs one input. Returns normally unless an invariant is broken, in which case it traps.
     public static func run(_ data: UnsafeRawBufferPointer) {
+        // The Base64 decoder's vector paths (AVX2, SSSE3) and its scalar paths give the same bytes or the same error.
+        let decodings = [2, 1, 0].map { level -> Result<[UInt8], TVECryptoError> in
+            do {
+                return .success(try Base64.decode(buffer: data, options: .ignoringWhitespace, vectorLevel: level))
+            } catch let error as TVECryptoError {
+                return .failure(error)
+            } catch {
+                return .failure(TVECryptoError.invalidBase64())
+            }
+        }
+        check(decodings.allSatisfy { $0 == decodings[0] }, "the vector and scalar Base64 paths disagree")
         let parsed = try? ShortMediaToken(parsing: data)
         if let verifier {
             let outcome = verifier.verify(data, resourceID: "r")
