@@ -103,7 +103,7 @@ struct SpeedCommand: AsyncParsableCommand {
         for result in goals {
             guard let goal = result.goal, let ratio = result.ratioToBaseline, let met = result.meetsGoal else { continue }
             print(
-                result.operation.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: "%5.2f  goal >= %.2f  ", ratio, goal)
+                result.operation.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: "%6.3f  goal >= %.2f  ", ratio, goal)
                     + (met ? "PASS" : "MISS"))
         }
     }
