@@ -14,7 +14,7 @@ final class FaultyTransport: EntitlementTransport {
         case timeout
     }
 
-    let inner = URLSessionTransport(timeout: 5)
+    let inner = URLSessionTransport(timeout: 30)
     private let faults: Locked<[(path: String, fault: Fault, remaining: Int)]>
 
     init(_ faults: [(path: String, fault: Fault, times: Int)]) {

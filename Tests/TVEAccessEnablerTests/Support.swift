@@ -51,7 +51,7 @@ struct LocalProvider: Sendable {
     /// the suites written for v1 check its requests; the v2 suites ask for `.v2`.
     func enabler(
         platform: EntitlementPlatform = .iOS, store: any EntitlementTokenStore = InMemoryTokenStore(),
-        transport: any EntitlementTransport = URLSessionTransport(timeout: 5), sleeper: SleepRecorder = SleepRecorder(),
+        transport: any EntitlementTransport = URLSessionTransport(timeout: 30), sleeper: SleepRecorder = SleepRecorder(),
         api: AsyncAccessEnabler.ServiceAPI = .v1
     ) -> AsyncAccessEnabler {
         sandbox.accessEnabler {

@@ -8,7 +8,7 @@ final class RecordingTransport: EntitlementTransport {
     let inner: any EntitlementTransport
     let urls = Locked<[URL]>([])
     let requests = Locked<[EntitlementHTTPRequest]>([])
-    init(_ inner: any EntitlementTransport = URLSessionTransport(timeout: 5)) { self.inner = inner }
+    init(_ inner: any EntitlementTransport = URLSessionTransport(timeout: 30)) { self.inner = inner }
     func send(_ request: EntitlementHTTPRequest) async throws -> EntitlementHTTPResponse {
         urls.withLock { $0.append(request.url) }
         requests.withLock { $0.append(request) }

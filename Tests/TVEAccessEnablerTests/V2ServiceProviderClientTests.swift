@@ -8,7 +8,7 @@ import TVESandbox
 @Suite("V2ServiceProviderClient: REST API v2 for the flow layer")
 struct V2ServiceProviderClientTests {
     static func client(
-        _ provider: LocalProvider, transport: any EntitlementTransport = URLSessionTransport(timeout: 5), clock: TestClock? = nil
+        _ provider: LocalProvider, transport: any EntitlementTransport = URLSessionTransport(timeout: 30), clock: TestClock? = nil
     ) throws -> V2ServiceProviderClient {
         let credentials = ClientCredentials(
             baseURL: provider.url, softwareStatement: provider.softwareStatement, redirectURI: nil, transport: transport,
@@ -104,7 +104,7 @@ struct V2ServiceProviderClientTests {
             let xml = String(decoding: try #require(Data(base64Encoded: request)), as: UTF8.self)
             let requestID = try #require(xml.split(separator: "\"").dropFirst().first { $0.hasPrefix("_") }.map(String.init))
             // What the platform's framework hands the app: the local IdP's single-sign-on answer.
-            let answer = try await URLSessionTransport(timeout: 5).send(
+            let answer = try await URLSessionTransport(timeout: 30).send(
                 EntitlementHTTPRequest(
                     method: "POST", url: provider.url.appendingPathComponent("idp/SandboxSSO/sso"),
                     headers: ["Content-Type": "application/x-www-form-urlencoded"],

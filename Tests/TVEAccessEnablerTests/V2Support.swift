@@ -12,7 +12,7 @@ final class ScriptedTransport: EntitlementTransport {
         case hang
     }
 
-    let inner = URLSessionTransport(timeout: 5)
+    let inner = URLSessionTransport(timeout: 30)
     let requests = Locked<[EntitlementHTTPRequest]>([])
     private let rules = Locked<[(method: String?, path: String, answer: Answer, remaining: Int)]>([])
 
@@ -70,7 +70,7 @@ extension LocalProvider {
     /// An enabler speaking REST API v2 to this provider, as an app would configure it.
     func v2Enabler(
         platform: EntitlementPlatform = .iOS, store: any EntitlementTokenStore = InMemoryTokenStore(),
-        transport: any EntitlementTransport = URLSessionTransport(timeout: 5), sleeper: SleepRecorder = SleepRecorder()
+        transport: any EntitlementTransport = URLSessionTransport(timeout: 30), sleeper: SleepRecorder = SleepRecorder()
     ) -> AsyncAccessEnabler {
         enabler(platform: platform, store: store, transport: transport, sleeper: sleeper, api: .v2)
     }

@@ -29,7 +29,7 @@ struct AdobeServiceDoubleTests {
             let core = AsyncAccessEnabler(
                 softwareStatement: "statement",
                 configuration: .init(
-                    transport: URLSessionTransport(timeout: 5), platform: .tvOS, redirectURL: "/activate/REF30/done",
+                    transport: URLSessionTransport(timeout: 30), platform: .tvOS, redirectURL: "/activate/REF30/done",
                     sleep: { _ in }))
             try await core.setRequestor(AdobeServiceDouble.requestor, serviceProviders: [url])
             guard case .registrationCode = try await core.selectProvider(AdobeServiceDouble.mvpd) else {
