@@ -73,13 +73,7 @@ public enum Base64 {
     /// 0: the scalar paths alone), for the fuzzer and the tests that compare the paths; the same rules and errors as
     /// ``decode(buffer:options:)``.
     package static func decode(buffer: UnsafeRawBufferPointer, options: DecodingOptions = [], vectorLevel: Int) throws -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: Base64Codec.decodedCapacity(buffer.count))
-        let count = try output.withUnsafeMutableBufferPointer {
-            try Base64Codec.decode(
-                buffer, url: false, ignoringWhitespace: options.contains(.ignoringWhitespace), into: $0, vectorLevel: vectorLevel)
-        }
-        output.removeLast(output.count - count)
-        return output
+        try Base64Codec.decode(buffer, url: false, ignoringWhitespace: options.contains(.ignoringWhitespace), vectorLevel: vectorLevel)
     }
 
     @usableFromInline
@@ -177,11 +171,11 @@ enum Base64Codec {
     /// that path has skipped whitespace at a group boundary, before any padding, and an alphabet symbol follows, the
     /// fast path takes over again. Both paths decode a group of four alphabet symbols alike, so the result and the
     /// errors are those of the exact path alone.
-    static func decode(_ text: UnsafeRawBufferPointer, url: Bool, ignoringWhitespace: Bool) throws -> [UInt8] {
+    static func decode(_ text: UnsafeRawBufferPointer, url: Bool, ignoringWhitespace: Bool, vectorLevel: Int = 2) throws -> [UInt8] {
         var failure: TVECryptoError? = nil
         let result = [UInt8](unsafeUninitializedCapacity: decodedCapacity(text.count)) { out, written in
             do {
-                written = try decode(text, url: url, ignoringWhitespace: ignoringWhitespace, into: out)
+                written = try decode(text, url: url, ignoringWhitespace: ignoringWhitespace, into: out, vectorLevel: vectorLevel)
             } catch {
                 failure = error as? TVECryptoError ?? TVECryptoError.invalidBase64()
                 written = 0

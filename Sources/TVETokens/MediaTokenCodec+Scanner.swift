@@ -122,12 +122,7 @@ extension MediaTokenCodec {
                 }
                 index += 8
             }
-            if let found = memchr(base + index, Int32(UInt8(ascii: "<")), bytes.count - index) {
-                index = base.distance(to: UnsafeRawPointer(found))
-            } else {
-                index = bytes.count
-            }
-            return start..<index
+            return textRun(from: start)
         }
     }
 }
