@@ -21,18 +21,24 @@ public enum SAMLFuzzing {
         return try? SAMLResponseVerifier(configuration: configuration)
     }()
 
-    /// Parser: never crashes; a rejection always names a rule.
+    /// Parser, differential: never crashes; a rejection always names a rule; the verifier's parser accepts exactly
+    /// the inputs libxml2's tree parser accepts (with the same checks before it).
     public static func runParser(_ data: UnsafeRawBufferPointer) {
-        if let rule = SAMLFuzzingHooks.parseAndScan(data) { check(!rule.isEmpty, "a rejection without a rule") }
+        let outcome = SAMLFuzzingHooks.parseAndScan(data)
+        if let rule = outcome.rule { check(!rule.isEmpty, "a rejection without a rule") }
+        check(outcome.accepted == outcome.libxml2Accepted, "the verifier's parser and libxml2's tree parser disagree on the input")
     }
 
-    /// Canonicalizer, differential: TVEKit's exclusive C14N gives exactly libxml2's bytes on every element (with
-    /// and without a left-out Signature child), and fails exactly where libxml2 fails; exclusive canonical output is a
-    /// fixed point (parsing and canonicalizing it again gives the same bytes).
+    /// Canonicalizer, differential: on every element (with and without a left-out Signature child), TVEKit's exclusive
+    /// C14N of the verifier's tree gives exactly libxml2's bytes on libxml2's own tree, and fails exactly where it
+    /// fails; so does Canonical XML 1.0 run on the tree the verifier rebuilds for libxml2; exclusive canonical output is
+    /// a fixed point (parsing and canonicalizing it again gives the same bytes).
     public static func runCanonicalizer(_ data: UnsafeRawBufferPointer) {
-        guard let forms = SAMLFuzzingHooks.canonicalForms(data) else { return }
+        guard let (forms, agree) = SAMLFuzzingHooks.canonicalForms(data) else { return }
+        check(agree, "the verifier's tree and libxml2's differ in their elements")
         for form in forms {
             check(form.tvekit == form.libxml2, "TVEKit's exclusive C14N differs from libxml2's")
+            check(form.inclusiveRebuilt == form.inclusiveLibxml2, "Canonical XML 1.0 of the rebuilt tree differs from libxml2's")
             guard let canonical = form.libxml2 else { continue }
             check(!canonical.isEmpty, "empty canonical output reported as success")
         }
@@ -40,7 +46,7 @@ public enum SAMLFuzzing {
         // the next pass would leave out another (the first finding of this fuzzer, a harness bug, kept as a regression).
         if let form = forms.first, !form.leftOut, let first = form.libxml2 {
             let again = first.withUnsafeBytes { SAMLFuzzingHooks.canonicalForms($0, limit: 1) }
-            if let repeated = again?.first?.libxml2 { check(repeated == first, "exclusive C14N is not a fixed point") }
+            if let repeated = again?.forms.first?.libxml2 { check(repeated == first, "exclusive C14N is not a fixed point") }
         }
     }
 

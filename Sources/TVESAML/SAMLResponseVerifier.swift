@@ -1,4 +1,4 @@
-internal import CLibXML2
+internal import CTVEC14N
 import Foundation
 import TVECrypto
 
@@ -64,9 +64,9 @@ public struct SAMLResponseVerifier: Sendable {
         return try verify(Self.parse(xml))
     }
 
-    static func parse(_ xml: [UInt8], readOnly: Bool = true) throws(SAMLError) -> XMLDocument {
+    static func parse(_ xml: [UInt8]) throws(SAMLError) -> ParsedXML {
         do {
-            return try xml.withUnsafeBytes { try XMLDocument.parse($0, readOnly: readOnly) }
+            return try xml.withUnsafeBytes { try ParsedXML.parse($0) }
         } catch let error as SAMLError {
             throw error
         } catch {
@@ -80,7 +80,7 @@ public struct SAMLResponseVerifier: Sendable {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
         while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
         guard start < bytes.count else { throw .rejected([SAMLPolicyFailure(.inputEncoding, "the input is empty")]) }
-        if bytes[start] == UInt8(ascii: "<") { return Array(bytes[start...]) }
+        if bytes[start] == UInt8(ascii: "<") { return start == 0 ? bytes : Array(bytes[start...]) }
         do {
             return try Base64.decode(bytes: bytes[start...], options: .ignoringWhitespace)
         } catch {
@@ -90,7 +90,7 @@ public struct SAMLResponseVerifier: Sendable {
         }
     }
 
-    func verify(_ document: XMLDocument) throws(SAMLError) -> SSOAssertion {
+    func verify(_ document: ParsedXML) throws(SAMLError) -> SSOAssertion {
         let root = document.root
         guard XML.isElement(root, XMLNamespace.protocol_, "Response") else {
             throw .rejected([SAMLPolicyFailure(.root, "the root element is not samlp:Response")])
@@ -150,11 +150,9 @@ public struct SAMLResponseVerifier: Sendable {
         var stack: [XMLNode] = [root]
         while let node = stack.popLast() {
             switch node.pointee.type {
-            case XML_COMMENT_NODE, XML_PI_NODE:
+            case XMLNodeType.comment, XMLNodeType.processingInstruction:
                 throw .rejected([SAMLPolicyFailure(.commentOrPI, "a comment or processing instruction inside the response")])
-            case XML_ENTITY_REF_NODE, XML_ENTITY_NODE, XML_DTD_NODE, XML_ENTITY_DECL:
-                throw .rejected([SAMLPolicyFailure(.doctype, "an entity reference inside the response")])
-            case XML_ELEMENT_NODE:
+            case XMLNodeType.element:
                 if let id = XML.attribute(node, "ID") {
                     guard ids.insert(id).inserted else {
                         throw .rejected([SAMLPolicyFailure(.duplicateID, "two elements have the ID \"\(printable(id))\"")])
@@ -165,7 +163,7 @@ public struct SAMLResponseVerifier: Sendable {
                 if XML.isElement(node, XMLNamespace.dsig, "Signature") { scan.signatures.append(node) }
                 var child = node.pointee.last
                 while let current = child {
-                    stack.append(current)
+                    if current.pointee.type != XMLNodeType.text { stack.append(current) }
                     child = current.pointee.prev
                 }
             default:
@@ -271,9 +269,16 @@ public struct SAMLResponseVerifier: Sendable {
 
         // Values, from the verified Assertion only.
         var attributes: [SSOAttribute] = []
-        for statement in XML.children(assertion, saml, "AttributeStatement") {
-            for attribute in XML.children(statement, saml, "Attribute") {
-                let values = XML.children(attribute, saml, "AttributeValue").map { XML.text($0) }
+        XML.forEachChild(assertion, saml, "AttributeStatement") { statement in
+            var count = 0
+            XML.forEachChild(statement, saml, "Attribute") { _ in count += 1 }
+            attributes.reserveCapacity(attributes.count + count)
+            XML.forEachChild(statement, saml, "Attribute") { attribute in
+                var valueCount = 0
+                XML.forEachChild(attribute, saml, "AttributeValue") { _ in valueCount += 1 }
+                var values: [String] = []
+                values.reserveCapacity(valueCount)
+                XML.forEachChild(attribute, saml, "AttributeValue") { values.append(XML.text($0)) }
                 attributes.append(SSOAttribute(name: XML.attribute(attribute, "Name") ?? "", values: values))
             }
         }

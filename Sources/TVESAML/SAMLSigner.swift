@@ -31,26 +31,33 @@ public struct SAMLSigner: Sendable {
     /// - Throws: ``SAMLError`` (``SAMLError/Code/rejected`` for unparsable or DOCTYPE input,
     ///   ``SAMLError/Code/signingFailed`` when an element lacks an `ID` or is already signed).
     public func sign(_ xml: some DataProtocol, targets: Targets = .root) throws(SAMLError) -> [UInt8] {
-        let document = try SAMLResponseVerifier.parse([UInt8](xml), readOnly: false)
+        let document: XMLDocument
+        do {
+            document = try [UInt8](xml).withUnsafeBytes { try XMLDocument.parse($0, readOnly: false) }
+        } catch let error as SAMLError {
+            throw error
+        } catch {
+            throw .rejected([SAMLPolicyFailure(.malformedXML, "the XML does not parse")])
+        }
         let root = document.root
-        let isResponse = XML.isElement(root, XMLNamespace.protocol_, "Response")
-        guard isResponse || XML.isElement(root, XMLNamespace.assertion, "Assertion") else {
+        let isResponse = LibXML.isElement(root, XMLNamespace.protocol_, "Response")
+        guard isResponse || LibXML.isElement(root, XMLNamespace.assertion, "Assertion") else {
             throw .signingFailed("the root is neither samlp:Response nor saml:Assertion")
         }
-        var elements: [XMLNode] = []
+        var elements: [LibXMLNode] = []
         if targets.contains(.assertion) {
-            guard isResponse, let assertion = XML.child(root, XMLNamespace.assertion, "Assertion") else {
+            guard isResponse, let assertion = LibXML.child(root, XMLNamespace.assertion, "Assertion") else {
                 throw .signingFailed("there is no Assertion directly inside a Response to sign")
             }
             elements.append(assertion)
         }
         if targets.contains(.root) { elements.append(root) }
         for element in elements {
-            guard let id = XML.attribute(element, "ID"), !id.isEmpty else {
-                throw .signingFailed("the \(XML.localName(element)) has no ID attribute")
+            guard let id = LibXML.attribute(element, "ID"), !id.isEmpty else {
+                throw .signingFailed("the \(LibXML.localName(element)) has no ID attribute")
             }
-            guard XML.child(element, XMLNamespace.dsig, "Signature") == nil else {
-                throw .signingFailed("the \(XML.localName(element)) is already signed")
+            guard LibXML.child(element, XMLNamespace.dsig, "Signature") == nil else {
+                throw .signingFailed("the \(LibXML.localName(element)) is already signed")
             }
             try XMLSignature.sign(element, id: id, in: document, key: privateKey, certificate: certificate)
         }

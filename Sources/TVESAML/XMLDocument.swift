@@ -3,7 +3,8 @@ internal import CTVEC14N
 internal import CTVEShims
 import Foundation
 
-typealias XMLNode = UnsafeMutablePointer<xmlNode>
+/// A node of libxml2's tree (``XMLDocument``: signing, and the reference canonicalizer the tests compare with).
+typealias LibXMLNode = UnsafeMutablePointer<xmlNode>
 
 /// libxml2's global initialisation, run once (swift_once) before the first parse.
 private let libxml2Initialized: Void = { xmlInitParser() }()
@@ -24,26 +25,27 @@ enum XMLNamespace {
 /// instead of letting it print them.
 final class XMLDocument {
     let pointer: xmlDocPtr
-    let root: XMLNode
+    let root: LibXMLNode
 
     static let maximumInputBytes = 1 << 20
     static let parseOptions = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
     /// For documents that are only read: small text is stored inside the node (fewer allocations).
     static let readOnlyParseOptions = parseOptions | Int32(XML_PARSE_COMPACT.rawValue)
 
-    private init(pointer: xmlDocPtr, root: XMLNode) {
+    private init(pointer: xmlDocPtr, root: LibXMLNode) {
         self.pointer = pointer
         self.root = root
     }
 
     deinit { xmlFreeDoc(pointer) }
 
-    static func parse(_ bytes: UnsafeRawBufferPointer, readOnly: Bool = false) throws(SAMLError) -> XMLDocument {
+    /// The checks on the bytes both parsers run first: size, UTF-8, no DOCTYPE or entity declaration.
+    static func checkInput(_ bytes: UnsafeRawBufferPointer) throws(SAMLError) {
         _ = libxml2Initialized
         guard bytes.count <= maximumInputBytes else {
             throw .rejected([SAMLPolicyFailure(.inputSize, "the XML is \(bytes.count) bytes; the limit is \(maximumInputBytes)")])
         }
-        guard let base = bytes.baseAddress, bytes.count > 0 else {
+        guard bytes.baseAddress != nil, bytes.count > 0 else {
             throw .rejected([SAMLPolicyFailure(.inputEncoding, "the input is empty")])
         }
         // Validated in place (no copy): overlong forms, surrogates and bytes above U+10FFFF are refused.
@@ -52,6 +54,13 @@ final class XMLDocument {
         }
         if hasDeclaration(bytes) {
             throw .rejected([SAMLPolicyFailure(.doctype, "DOCTYPE and entity declarations are refused")])
+        }
+    }
+
+    static func parse(_ bytes: UnsafeRawBufferPointer, readOnly: Bool = false) throws(SAMLError) -> XMLDocument {
+        try checkInput(bytes)
+        guard let base = bytes.baseAddress else {
+            throw .rejected([SAMLPolicyFailure(.inputEncoding, "the input is empty")])
         }
         tve_xml_errors_begin()
         defer { tve_xml_errors_end() }
@@ -84,19 +93,21 @@ final class XMLDocument {
         return XMLDocument(pointer: document, root: root)
     }
 
-    /// Whether the bytes hold `<!DOCTYPE` or `<!ENTITY` anywhere (one pass, memchr for each `<`). This also refuses
-    /// those words inside a comment or CDATA section: it fails closed, before any parser runs.
+    /// Whether the bytes hold `<!DOCTYPE` or `<!ENTITY` anywhere. This also refuses those words inside a comment or
+    /// CDATA section: it fails closed, before any parser runs. It looks for `!`, rare in SAML, with memchr (one call
+    /// per `!`, not per `<`).
     private static func hasDeclaration(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
-        let doctype: [UInt8] = Array("DOCTYPE".utf8)
-        let entity: [UInt8] = Array("ENTITY".utf8)
-        var offset = 0
-        while offset < bytes.count, let found = memchr(base + offset, 0x3C, bytes.count - offset) {
+        let doctype: StaticString = "DOCTYPE"
+        let entity: StaticString = "ENTITY"
+        func follows(_ word: StaticString, at index: Int) -> Bool {
+            guard bytes.count - index >= word.utf8CodeUnitCount else { return false }
+            return memcmp(base + index, word.utf8Start, word.utf8CodeUnitCount) == 0
+        }
+        var offset = 1
+        while offset < bytes.count, let found = memchr(base + offset, 0x21, bytes.count - offset) {
             let index = UnsafeRawPointer(found) - UnsafeRawPointer(base)
-            if index + 1 < bytes.count, base[index + 1] == 0x21 {
-                let rest = UnsafeBufferPointer(start: base + index + 2, count: bytes.count - index - 2)
-                if rest.starts(with: doctype) || rest.starts(with: entity) { return true }
-            }
+            if base[index - 1] == 0x3C, follows(doctype, at: index + 1) || follows(entity, at: index + 1) { return true }
             offset = index + 1
         }
         return false
@@ -121,7 +132,7 @@ final class XMLDocument {
 
     /// The canonical form of `root`'s subtree without `excluded`'s subtree; fails closed.
     func canonicalize(
-        _ root: XMLNode, excluding excluded: XMLNode?, exclusive: Bool, inclusivePrefixes: [String],
+        _ root: LibXMLNode, excluding excluded: LibXMLNode?, exclusive: Bool, inclusivePrefixes: [String],
         limit: Int = 16 << 20, using canonicalizer: Canonicalizer = .preferred
     ) throws(SAMLPolicyFailure) -> [UInt8] {
         try withCanonicalForm(
@@ -137,7 +148,7 @@ final class XMLDocument {
     /// element, and cost a third of a 50 KB verification. The two give identical bytes (the FuzzC14N fuzzer checks
     /// it on every element); anything else runs libxml2's.
     func withCanonicalForm<R>(
-        _ root: XMLNode, excluding excluded: XMLNode?, exclusive: Bool, inclusivePrefixes: [String],
+        _ root: LibXMLNode, excluding excluded: LibXMLNode?, exclusive: Bool, inclusivePrefixes: [String],
         limit: Int = 16 << 20, using canonicalizer: Canonicalizer = .preferred,
         _ body: (UnsafeBufferPointer<UInt8>) -> R
     ) throws(SAMLPolicyFailure) -> R {
@@ -194,85 +205,21 @@ final class XMLDocument {
     }
 }
 
-/// Reading nodes.
-enum XML {
+/// Reading libxml2's nodes (the signer's).
+enum LibXML {
     /// Compared on the C strings: no Swift string is made per node.
-    static func isElement(_ node: XMLNode, _ namespace: StaticString, _ localName: StaticString) -> Bool {
+    static func isElement(_ node: LibXMLNode, _ namespace: StaticString, _ localName: StaticString) -> Bool {
         guard node.pointee.type == XML_ELEMENT_NODE, let name = node.pointee.name, xmlStrEqual(name, localName.utf8Start) == 1,
             let href = node.pointee.ns?.pointee.href
         else { return false }
         return xmlStrEqual(href, namespace.utf8Start) == 1
     }
 
-    static func localName(_ node: XMLNode) -> String {
+    static func localName(_ node: LibXMLNode) -> String {
         node.pointee.name.map { String(cString: $0) } ?? ""
     }
 
-    static func namespaceURI(_ node: XMLNode) -> String? {
-        node.pointee.ns?.pointee.href.map { String(cString: $0) }
-    }
-
-    /// The element children, in order.
-    static func elementChildren(_ node: XMLNode) -> [XMLNode] {
-        var result: [XMLNode] = []
-        var child = node.pointee.children
-        while let current = child {
-            if current.pointee.type == XML_ELEMENT_NODE { result.append(current) }
-            child = current.pointee.next
-        }
-        return result
-    }
-
-    /// The number of element descendants of `node`, counting stops past `limit`.
-    static func descendantElementCount(_ node: XMLNode, limit: Int) -> Int {
-        var count = 0
-        var stack: [XMLNode] = [node]
-        while let current = stack.popLast(), count <= limit {
-            var child = current.pointee.children
-            while let element = child {
-                if element.pointee.type == XML_ELEMENT_NODE {
-                    count += 1
-                    stack.append(element)
-                }
-                child = element.pointee.next
-            }
-        }
-        return count
-    }
-
-    /// Whether every non-element child is whitespace-only text (no text content mixed into structure).
-    static func hasOnlyWhitespaceText(_ node: XMLNode) -> Bool {
-        var child = node.pointee.children
-        while let current = child {
-            switch current.pointee.type {
-            case XML_ELEMENT_NODE: break
-            case XML_TEXT_NODE:
-                if let content = current.pointee.content {
-                    var pointer = content
-                    while pointer.pointee != 0 {
-                        let byte = pointer.pointee
-                        if byte != 0x20 && byte != 0x0A && byte != 0x0D && byte != 0x09 { return false }
-                        pointer += 1
-                    }
-                }
-            default: return false
-            }
-            child = current.pointee.next
-        }
-        return true
-    }
-
-    static func children(_ node: XMLNode, _ namespace: StaticString, _ localName: StaticString) -> [XMLNode] {
-        var result: [XMLNode] = []
-        var child = node.pointee.children
-        while let current = child {
-            if isElement(current, namespace, localName) { result.append(current) }
-            child = current.pointee.next
-        }
-        return result
-    }
-
-    static func child(_ node: XMLNode, _ namespace: StaticString, _ localName: StaticString) -> XMLNode? {
+    static func child(_ node: LibXMLNode, _ namespace: StaticString, _ localName: StaticString) -> LibXMLNode? {
         var child = node.pointee.children
         while let current = child {
             if isElement(current, namespace, localName) { return current }
@@ -281,17 +228,11 @@ enum XML {
         return nil
     }
 
-    /// An attribute without a namespace, or `nil`. Namespaced attributes of the same local name (`pol:ID`) never match.
-    static func attribute(_ node: XMLNode, _ name: StaticString) -> String? {
+    /// An attribute without a namespace, or `nil`.
+    static func attribute(_ node: LibXMLNode, _ name: StaticString) -> String? {
         var property = node.pointee.properties
         while let attribute = property {
             if attribute.pointee.ns == nil, let attributeName = attribute.pointee.name, xmlStrEqual(attributeName, name.utf8Start) == 1 {
-                // The usual case, one text node, is read in place; anything else through libxml2.
-                if let child = attribute.pointee.children, child.pointee.next == nil, child.pointee.type == XML_TEXT_NODE,
-                    let content = child.pointee.content
-                {
-                    return String(cString: content)
-                }
                 guard let value = xmlNodeListGetString(node.pointee.doc, attribute.pointee.children, 1) else { return "" }
                 defer { clibxml2_xmlFree(value) }
                 return String(cString: value)
@@ -299,23 +240,5 @@ enum XML {
             property = attribute.pointee.next
         }
         return nil
-    }
-
-    /// The concatenation of every text and CDATA descendant.
-    static func text(_ node: XMLNode) -> String {
-        // The usual case, one text child, is read in place.
-        if let child = node.pointee.children, child.pointee.next == nil, child.pointee.type == XML_TEXT_NODE,
-            let content = child.pointee.content
-        {
-            return String(cString: content)
-        }
-        guard let content = xmlNodeGetContent(node) else { return "" }
-        defer { clibxml2_xmlFree(content) }
-        return String(cString: content)
-    }
-
-    /// `text` with surrounding XML whitespace removed (for values such as URIs and IDs).
-    static func trimmedText(_ node: XMLNode) -> String {
-        text(node).trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n"))
     }
 }

@@ -1,4 +1,5 @@
 internal import CLibXML2
+internal import CTVEC14N
 import Foundation
 import TVECrypto
 
@@ -23,7 +24,7 @@ enum XMLSignature {
     /// verified with a pinned key; only then the referenced element (the parent, without the Signature) is
     /// canonicalized and hashed, and compared with the DigestValue of that verified SignedInfo.
     static func verify(
-        _ signature: XMLNode, parent: XMLNode, parentID: String, in document: XMLDocument,
+        _ signature: XMLNode, parent: XMLNode, parentID: String, in document: ParsedXML,
         keys: [RSAPublicKey]
     ) throws(SAMLPolicyFailure) {
         let ds = XMLNamespace.dsig
@@ -98,11 +99,15 @@ enum XMLSignature {
             throw SAMLPolicyFailure(.signatureProfile, "the SignatureValue is not Base64")
         }
         // SignedInfo first, with the pinned keys.
-        let canonicalSignedInfo = try document.canonicalize(
-            signedInfo, excluding: nil, exclusive: true, inclusivePrefixes: signedInfoPrefixes)
-        guard let padding = try? RSASignaturePadding.pkcs1v15(signatureHash),
+        guard let padding = try? RSASignaturePadding.pkcs1v15(signatureHash) else {
+            throw SAMLPolicyFailure(.signatureValue, "no trusted IdP key verifies the SignatureValue")
+        }
+        let verified = try document.withCanonicalForm(
+            signedInfo, excluding: nil, exclusive: true, inclusivePrefixes: signedInfoPrefixes
+        ) { canonicalSignedInfo in
             keys.contains(where: { $0.isValidSignature(signatureValue, for: canonicalSignedInfo, padding: padding) })
-        else { throw SAMLPolicyFailure(.signatureValue, "no trusted IdP key verifies the SignatureValue") }
+        }
+        guard verified else { throw SAMLPolicyFailure(.signatureValue, "no trusted IdP key verifies the SignatureValue") }
         // Then the referenced element, against the DigestValue of the SignedInfo just verified.
         let digest = try document.withCanonicalForm(
             parent, excluding: signature, exclusive: exclusive,
@@ -131,7 +136,7 @@ enum XMLSignature {
     /// Signs `element` (which must carry an `ID`) with an enveloped RSA-SHA256 signature over exclusive C14N, placed
     /// after its `saml:Issuer` child (or first), with the certificate in KeyInfo.
     static func sign(
-        _ element: XMLNode, id: String, in document: XMLDocument, key: RSAPrivateKey,
+        _ element: LibXMLNode, id: String, in document: XMLDocument, key: RSAPrivateKey,
         certificate: X509Certificate?
     ) throws(SAMLError) {
         guard let signature = xmlNewDocNode(document.pointer, nil, "Signature", nil) else { throw .signingFailed("out of memory") }
@@ -140,7 +145,7 @@ enum XMLSignature {
             throw .signingFailed("out of memory")
         }
         xmlSetNs(signature, ds)
-        func add(_ parent: XMLNode, _ name: String, _ content: String? = nil, _ attributes: [(String, String)] = []) -> XMLNode? {
+        func add(_ parent: LibXMLNode, _ name: String, _ content: String? = nil, _ attributes: [(String, String)] = []) -> LibXMLNode? {
             guard let node = xmlNewChild(parent, ds, name, nil) else { return nil }
             if let content { xmlNodeAddContent(node, content) }
             for (attribute, value) in attributes { xmlSetProp(node, attribute, value) }
@@ -170,7 +175,7 @@ enum XMLSignature {
             }
         }
         // Place it: after saml:Issuer when there is one (the SAML schema order), else first.
-        if let issuer = XML.child(element, XMLNamespace.assertion, "Issuer") {
+        if let issuer = LibXML.child(element, XMLNamespace.assertion, "Issuer") {
             xmlAddNextSibling(issuer, signature)
         } else if let first = element.pointee.children {
             xmlAddPrevSibling(first, signature)
