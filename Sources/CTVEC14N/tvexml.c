@@ -198,12 +198,21 @@ static void tve_start_element(void *context, const xmlChar *local, const xmlChar
             attribute->prefix_length = fields[1] != NULL ? (unsigned)strlen((const char *)fields[1]) : 0;
             attribute->uri = (const char *)fields[2];
             size_t length = fields[3] != NULL && fields[4] >= fields[3] ? (size_t)(fields[4] - fields[3]) : 0;
-            attribute->value = tve_arena_copy(builder->document, fields[3], length);
-            attribute->value_length = length;
-            if (attribute->value == NULL) {
+            char *value = tve_arena_copy(builder->document, fields[3], length);
+            if (value == NULL) {
                 builder->failed = 1;
                 return;
             }
+            // Without NOENT libxml2 hands every '&' of a value over as "&#38;" (its tree decodes them afterwards;
+            // namespace URIs keep them). Every '&' here starts one, so one pass decodes them exactly.
+            size_t kept = 0;
+            for (size_t i = 0; i < length; i++, kept++) {
+                value[kept] = value[i];
+                if (value[i] == '&' && length - i >= 5 && memcmp(value + i, "&#38;", 5) == 0) i += 4;
+            }
+            value[kept] = 0;
+            attribute->value = value;
+            attribute->value_length = kept;
         }
         node->attribute_count = (unsigned)attributeCount;
     }
@@ -304,25 +313,13 @@ static void tve_error(void *context, xmlErrorPtr error) {
     builder->has_error = 1;
     if (builder->error == NULL || builder->error_capacity == 0) return;
     const char *message = error->message != NULL ? error->message : "unknown error";
-    size_t length = strlen(message);
+    int length = (int)strnlen(message, 200);
     while (length > 0 && (message[length - 1] == '\n' || message[length - 1] == ' ')) length--;
-    char line[32];
-    int written = snprintf(line, sizeof line, "line %d: ", error->line);
-    size_t prefix = written > 0 && (size_t)written < sizeof line ? (size_t)written : 0;
-    size_t room = builder->error_capacity - 1;
-    size_t head = prefix < room ? prefix : room;
-    memcpy(builder->error, line, head);
-    size_t body = length < room - head ? length : room - head;
-    memcpy(builder->error + head, message, body);
-    builder->error[head + body] = 0;
+    snprintf(builder->error, builder->error_capacity, "line %d: %.*s", error->line, length, message);
 }
 
 static void tve_set_error(char *error, size_t capacity, const char *message) {
-    if (error == NULL || capacity == 0) return;
-    size_t length = strlen(message);
-    if (length >= capacity) length = capacity - 1;
-    memcpy(error, message, length);
-    error[length] = 0;
+    if (error != NULL && capacity > 0) snprintf(error, capacity, "%s", message);
 }
 
 int tve_xml_parse(const unsigned char *bytes, size_t length, tve_xml_document **result, char *error,
@@ -365,9 +362,8 @@ int tve_xml_parse(const unsigned char *bytes, size_t length, tve_xml_document **
     sax->entityDecl = tve_entity_declaration;
     sax->serror = tve_error;
     context->_private = &builder;
-    // The tree parser's options, and NOENT: without a DTD only the predefined entities and character references
-    // exist, and NOENT hands them over replaced (libxml2's tree replaces them in attribute values afterwards).
-    int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOENT;
+    // The tree parser's options exactly (NOENT would also change namespace URIs, which keep "&#38;" for '&').
+    int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
     xmlDocPtr tree = xmlCtxtReadMemory(context, (const char *)bytes, (int)length, NULL, "UTF-8", options);
     if (tree != NULL) xmlFreeDoc(tree);  // never built: no startDocument handler
     int status = TVE_XML_OK;

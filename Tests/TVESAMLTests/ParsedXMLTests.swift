@@ -25,6 +25,7 @@ struct ParsedXMLTests {
             #"<r xmlns:p="urn:p" xmlns:q="urn:p"><p:x xmlns:p="urn:other" q:a="1"/><q:y p:b="2"/></r>"#
         ),
         ("xml: attributes", #"<r xml:lang="en" xml:space="preserve"><c xml:lang="fr"/></r>"#),
+        ("ampersands in namespace URIs and values", #"<p:r xmlns:p="urn:a&amp;b" a="&amp;#38;&#38;x&amp;amp;" p:b="&#38;#38;"/>"#),
         ("attributes sorted by namespace then name", #"<r xmlns:z="urn:a" xmlns:a="urn:z" z:b="1" a:a="2" c="3" b="4"/>"#),
         ("an XML declaration that claims another encoding", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><r>é</r>"),
         ("deep nesting", String(repeating: "<e>", count: 200) + "x" + String(repeating: "</e>", count: 200)),

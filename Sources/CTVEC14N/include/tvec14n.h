@@ -7,6 +7,10 @@
 
 #include <stddef.h>
 
+// The verifier's tree and its canonicalizer (included here too, so that a module built before that header existed is
+// rebuilt with it).
+#include "tvexml.h"
+
 /// Canonicalizes the subtree of `root` (an element of `document`), leaving out the subtree of `excluded` (may be
 /// NULL): the node-set an enveloped-signature transform yields for a same-document reference.
 /// - mode: 0 = Canonical XML 1.0, 1 = exclusive XML canonicalization 1.0 (both without comments).

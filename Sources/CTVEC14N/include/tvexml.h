@@ -70,8 +70,8 @@ enum {
 };
 
 /// Parses `length` bytes of UTF-8 XML (the caller has checked the size, the UTF-8 and the absence of DOCTYPE) with
-/// libxml2's tokenizer and the options of TVESAML's tree parser: no network, no entity but the predefined ones,
-/// UTF-8 whatever the declaration says, at most 256 levels. On TVE_XML_OK sets `*document` (free it with
+/// libxml2's tokenizer and the options of TVESAML's tree parser (no network, no entity but the predefined ones,
+/// UTF-8 whatever the declaration says, at most 256 levels), giving the values libxml2's tree holds. On TVE_XML_OK sets `*document` (free it with
 /// `tve_xml_free`); otherwise sets nothing and writes libxml2's first error message, NUL-terminated, into `error`.
 int tve_xml_parse(const unsigned char *bytes, size_t length, tve_xml_document **document, char *error,
                   size_t error_capacity);
