@@ -362,9 +362,10 @@ int tve_xml_parse(const unsigned char *bytes, size_t length, tve_xml_document **
     sax->entityDecl = tve_entity_declaration;
     sax->serror = tve_error;
     context->_private = &builder;
-    // The tree parser's options exactly (NOENT would also change namespace URIs, which keep "&#38;" for '&').
-    int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
-    xmlDocPtr tree = xmlCtxtReadMemory(context, (const char *)bytes, (int)length, NULL, "UTF-8", options);
+    // The tree parser's options exactly (NOENT would also change namespace URIs, which keep "&#38;" for '&'); the
+    // caller has refused NUL bytes, so libxml2's detection finds UTF-8, and the declared encoding is ignored.
+    int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_IGNORE_ENC;
+    xmlDocPtr tree = xmlCtxtReadMemory(context, (const char *)bytes, (int)length, NULL, NULL, options);
     if (tree != NULL) xmlFreeDoc(tree);  // never built: no startDocument handler
     int status = TVE_XML_OK;
     if (builder.failed && !builder.has_error && context->wellFormed) {

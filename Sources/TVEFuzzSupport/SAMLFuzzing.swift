@@ -29,12 +29,13 @@ public enum SAMLFuzzing {
         check(outcome.accepted == outcome.libxml2Accepted, "the verifier's parser and libxml2's tree parser disagree on the input")
     }
 
-    /// Canonicalizer, differential: on every element (with and without a left-out Signature child), TVEKit's exclusive
+    /// Canonicalizer, differential: on the first six elements (the root's form covers every element under it; the next
+    /// five, with and without a left-out Signature child, other apexes and exclusions), TVEKit's exclusive
     /// C14N of the verifier's tree gives exactly libxml2's bytes on libxml2's own tree, and fails exactly where it
     /// fails; so does Canonical XML 1.0 run on the tree the verifier rebuilds for libxml2; exclusive canonical output is
     /// a fixed point (parsing and canonicalizing it again gives the same bytes).
     public static func runCanonicalizer(_ data: UnsafeRawBufferPointer) {
-        guard let (forms, agree) = SAMLFuzzingHooks.canonicalForms(data) else { return }
+        guard let (forms, agree) = SAMLFuzzingHooks.canonicalForms(data, limit: 6) else { return }
         check(agree, "the verifier's tree and libxml2's differ in their elements")
         for form in forms {
             check(form.tvekit == form.libxml2, "TVEKit's exclusive C14N differs from libxml2's")

@@ -28,7 +28,11 @@ final class XMLDocument {
     let root: LibXMLNode
 
     static let maximumInputBytes = 1 << 20
-    static let parseOptions = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+    /// No network, no error printed, and the encoding declaration ignored: the bytes are read as the UTF-8 they were
+    /// checked to be, with no NUL byte, so that libxml2's own detection can only find UTF-8 (naming "UTF-8" as the
+    /// encoding instead would send the whole input through libxml2's UTF-8 converter: a twentieth of a 50 KB parse).
+    static let parseOptions = Int32(
+        XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_IGNORE_ENC.rawValue)
     /// For documents that are only read: small text is stored inside the node (fewer allocations).
     static let readOnlyParseOptions = parseOptions | Int32(XML_PARSE_COMPACT.rawValue)
 
@@ -39,18 +43,22 @@ final class XMLDocument {
 
     deinit { xmlFreeDoc(pointer) }
 
-    /// The checks on the bytes both parsers run first: size, UTF-8, no DOCTYPE or entity declaration.
+    /// The checks on the bytes both parsers run first: size, UTF-8 without NUL, no DOCTYPE or entity declaration.
     static func checkInput(_ bytes: UnsafeRawBufferPointer) throws(SAMLError) {
         _ = libxml2Initialized
         guard bytes.count <= maximumInputBytes else {
             throw .rejected([SAMLPolicyFailure(.inputSize, "the XML is \(bytes.count) bytes; the limit is \(maximumInputBytes)")])
         }
-        guard bytes.baseAddress != nil, bytes.count > 0 else {
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw .rejected([SAMLPolicyFailure(.inputEncoding, "the input is empty")])
         }
         // Validated in place (no copy): overlong forms, surrogates and bytes above U+10FFFF are refused.
         guard (try? UTF8Span(validating: bytes.assumingMemoryBound(to: UInt8.self).span)) != nil else {
             throw .rejected([SAMLPolicyFailure(.inputEncoding, "the XML is not valid UTF-8")])
+        }
+        // XML has no U+0000; without NUL bytes, libxml2's encoding detection cannot take the input for UTF-16 or UCS-4.
+        guard memchr(base, 0, bytes.count) == nil else {
+            throw .rejected([SAMLPolicyFailure(.inputEncoding, "the XML holds a NUL byte")])
         }
         if hasDeclaration(bytes) {
             throw .rejected([SAMLPolicyFailure(.doctype, "DOCTYPE and entity declarations are refused")])
@@ -68,11 +76,8 @@ final class XMLDocument {
             throw .rejected([SAMLPolicyFailure(.malformedXML, "the XML parser cannot be created")])
         }
         defer { xmlFreeParserCtxt(context) }
-        let parsed = "UTF-8".withCString { encoding in
-            xmlCtxtReadMemory(
-                context, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil, encoding,
-                readOnly ? readOnlyParseOptions : parseOptions)
-        }
+        let parsed = xmlCtxtReadMemory(
+            context, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil, nil, readOnly ? readOnlyParseOptions : parseOptions)
         guard let document = parsed else {
             throw .rejected([SAMLPolicyFailure(.malformedXML, "the XML does not parse: \(takeError())")])
         }

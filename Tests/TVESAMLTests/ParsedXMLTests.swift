@@ -73,6 +73,20 @@ struct ParsedXMLTests {
         #expect(outcome.rule?.isEmpty == false)
     }
 
+    @Test("the bytes are read as UTF-8 whatever the declaration says; a NUL byte is refused before parsing")
+    func encodingDeclarationIgnored() throws {
+        let latin = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><r>é</r>".utf8)
+        let document = try latin.withUnsafeBytes { try ParsedXML.parse($0) }
+        #expect(XML.text(document.root) == "é")
+        let utf16 = Array("<?xml version=\"1.0\" encoding=\"UTF-16\"?><r>x</r>".utf8)
+        #expect((try? utf16.withUnsafeBytes { try ParsedXML.parse($0) }).map { XML.text($0.root) } == "x")
+        // "<?" in UTF-16: libxml2 would detect it from the NUL bytes.
+        let nul: [UInt8] = [0x00, 0x3C, 0x00, 0x3F, 0x00, 0x78] + Array("<r/>".utf8)
+        let outcome = nul.withUnsafeBytes { SAMLFuzzingHooks.parseAndScan($0) }
+        #expect(!outcome.accepted && !outcome.libxml2Accepted)
+        #expect(outcome.rule == SAMLPolicyFailure.Rule.inputEncoding.code)
+    }
+
     @Test("rejectsEntityExpansion: entity declarations never reach either parser")
     func rejectsEntityExpansion() {
         let input = #"<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><r>&b;</r>"#

@@ -69,7 +69,8 @@ enum {
     TVE_XML_NO_MEMORY = 5,     ///< an allocation failed
 };
 
-/// Parses `length` bytes of UTF-8 XML (the caller has checked the size, the UTF-8 and the absence of DOCTYPE) with
+/// Parses `length` bytes of UTF-8 XML (the caller has checked the size, the UTF-8, and the absence of NUL bytes and
+/// DOCTYPE) with
 /// libxml2's tokenizer and the options of TVESAML's tree parser (no network, no entity but the predefined ones,
 /// UTF-8 whatever the declaration says, at most 256 levels), giving the values libxml2's tree holds. On TVE_XML_OK sets `*document` (free it with
 /// `tve_xml_free`); otherwise sets nothing and writes libxml2's first error message, NUL-terminated, into `error`.
