@@ -310,20 +310,27 @@ public final class PostgresReplayGuard: AsyncTokenReplayGuard, Service {
             "CREATE INDEX IF NOT EXISTS \(unescaped: "\"" + table + "_expires_at\"") ON \(unescaped: quoted) (expires_at)",
         ]
         for statement in statements {
-            do {
-                // Not on a verification's path: a generous bound (30 s), so that a busy database still gets its table (10 s was
-                // too short for a fresh cluster under a full test suite on two cores).
-                let index = try writableIndex()
+            // Not on a verification's path: 30 s at least. Another instance creating the table at the same moment fails
+            // IF NOT EXISTS (23505, 42P07) before the table is visible: the statement runs again, and then finds it.
+            var attempt = 0
+            while true {
                 do {
-                    try await withDeadline(max(configuration.timeout, .seconds(30))) {
-                        _ = try await self.clients[index].query(statement, logger: self.logger).collect()
+                    let index = try writableIndex()
+                    do {
+                        try await withDeadline(max(configuration.timeout, .seconds(30))) {
+                            _ = try await self.clients[index].query(statement, logger: self.logger).collect()
+                        }
+                    } catch {
+                        noteFailure(error, host: index)
+                        throw error
                     }
-                } catch {
-                    noteFailure(error, host: index)
-                    throw error
+                    break
+                } catch let error as PSQLError
+                    where attempt < 5 && (error.serverInfo?[.sqlState] == "23505" || error.serverInfo?[.sqlState] == "42P07")
+                {
+                    attempt += 1
+                    try await Task.sleep(for: .milliseconds(20 * attempt))
                 }
-            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" || error.serverInfo?[.sqlState] == "42P07" {
-                continue  // another instance created it at the same moment
             }
         }
         schemaReady.store(true, ordering: .releasing)
