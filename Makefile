@@ -6,7 +6,7 @@ SWIFT ?= swift
 # independent XML-DSig verifier that the SAML interoperability test runs on SAMLSigner's output.
 APT_PACKAGES := pkg-config libssl-dev libxml2-dev openssl python3 xmlsec1
 
-.PHONY: docs docs-check fleet-bench failover-test all deps build browser-test conformance lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
+.PHONY: docs docs-check fleet-bench saml-compare failover-test all deps build browser-test conformance lint openapi openapi-generator test postgres postgres-stop demo speed sanitize asan fuzz fuzz-one benchmarks fixtures clean
 
 all: build
 
@@ -104,6 +104,12 @@ demo: deps
 speed: deps
 	$(SWIFT) build -c release --product tvekit
 	.build/release/tvekit speed --seconds 4 --compare-openssl
+
+# SAML verification against python-xmlsec and signxml (installed from PyPI into a throwaway virtual environment under
+# /tmp on the first run), three interleaved rounds, with the goal of five times python-xmlsec.
+saml-compare: deps
+	$(SWIFT) build -c release --product tvekit
+	python3 Benchmarks/saml-compare/compare.py --seconds 3 --rounds 3
 
 # The DocC documentation of every library product, built with the toolchain's docc into .build-docs/site/ (a static
 # site: serve the folder, e.g. `python3 -m http.server -d .build-docs/site`), DocC warnings as errors, after checking
