@@ -207,9 +207,9 @@ static void tve_start_element(void *context, const xmlChar *local, const xmlChar
             // Without NOENT libxml2 hands every '&' of a value over as "&#38;" (its tree decodes them afterwards;
             // namespace URIs keep them). Every '&' here starts one, so one pass decodes them exactly.
             size_t kept = 0;
-            for (size_t i = 0; i < length; i++, kept++) {
-                value[kept] = value[i];
-                if (value[i] == '&' && length - i >= 5 && memcmp(value + i, "&#38;", 5) == 0) i += 4;
+            for (size_t at = 0; at < length; at++, kept++) {
+                value[kept] = value[at];
+                if (value[at] == '&' && length - at >= 5 && memcmp(value + at, "&#38;", 5) == 0) at += 4;
             }
             value[kept] = 0;
             attribute->value = value;
