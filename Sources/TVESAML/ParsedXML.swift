@@ -31,11 +31,14 @@ final class ParsedXML {
     static func parse(_ bytes: UnsafeRawBufferPointer) throws(SAMLError) -> ParsedXML {
         try XMLDocument.checkInput(bytes)
         var document: OpaquePointer? = nil
-        var error = [CChar](repeating: 0, count: 256)
-        let status = bytes.withMemoryRebound(to: UInt8.self) { input in
-            tve_xml_parse(input.baseAddress, input.count, &document, &error, error.count)
+        // libxml2's first error, on the stack: read only when the parse fails.
+        let (status, message) = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { error in
+            let status = bytes.withMemoryRebound(to: UInt8.self) { input in
+                tve_xml_parse(input.baseAddress, input.count, &document, error.baseAddress, error.count)
+            }
+            guard Int(status) != TVE_XML_OK, let base = error.baseAddress else { return (status, "") }
+            return (status, String(cString: base))
         }
-        let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         switch Int(status) {
         case TVE_XML_OK:
             guard let document, let root = tve_xml_root(document) else {
@@ -101,12 +104,6 @@ final class ParsedXML {
 
 /// Reading ``ParsedXML`` nodes: names compared on the C strings in place, no Swift string made per node.
 enum XML {
-    @inline(__always)
-    private static func equals(_ text: UnsafePointer<CChar>?, _ expected: StaticString) -> Bool {
-        guard let text, UInt8(bitPattern: text.pointee) == expected.utf8Start.pointee else { return false }
-        return strcmp(text, UnsafeRawPointer(expected.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
-    }
-
     /// Compares lengths first, then bytes: most of the candidates differ in length.
     @inline(__always)
     private static func equals(_ text: UnsafePointer<CChar>?, _ length: UInt32, _ expected: StaticString) -> Bool {
@@ -203,7 +200,7 @@ enum XML {
         guard let attributes = node.pointee.attributes else { return nil }
         for index in 0..<Int(node.pointee.attribute_count) {
             let attribute = attributes[index]
-            if attribute.uri == nil, equals(attribute.local, name) {
+            if attribute.uri == nil, equals(attribute.local, attribute.local_length, name) {
                 guard let value = attribute.value else { return "" }
                 return string(value, attribute.value_length)
             }
