@@ -24,12 +24,28 @@ package enum AdobeEvidence {
     /// The bare verify of the Adobe token's signature over its signed bytes (`<authToken>` to the end), with the
     /// same key: cut out of the text directly, so that the baseline does not depend on the token parser.
     package static func baseline() throws -> OpenSSLVerifyBaseline {
+        let (signature, message) = try signatureAndSignedBytes()
+        let key = try RSAPublicKey(unsafePEMRepresentation: keyPEM)
+        return try OpenSSLVerifyBaseline(publicKey: key, signature: signature, message: message)
+    }
+
+    /// TVEKit's own bare verification of the same signature: `RSAPublicKey.isValidSignature` of the signed bytes
+    /// (SHA-256, then TVEKit's RSA public operation), the baseline of `token-verify-1024-glue`.
+    package static func tvekitBaseline() throws -> @Sendable () -> Bool {
+        let (signature, message) = try signatureAndSignedBytes()
+        let key = try RSAPublicKey(unsafePEMRepresentation: keyPEM)
+        guard key.isValidSignature(signature, for: message) else {
+            throw SpeedError.setUp(reason: "the Adobe token's signature does not verify with TVEKit's bare verification")
+        }
+        return { key.isValidSignature(signature, for: message) }
+    }
+
+    /// The signature bytes and the signed bytes, cut out of the token's text without the token parser.
+    private static func signatureAndSignedBytes() throws -> (signature: [UInt8], message: [UInt8]) {
         let open = "<signatureInfo>"
         guard token.hasPrefix(open), let close = token.range(of: open, range: open.endIndex..<token.endIndex),
             let signed = token.range(of: "<authToken>")
         else { throw SpeedError.setUp(reason: "the embedded Adobe token has an unexpected shape") }
-        let signature = try Base64.decode(token[open.endIndex..<close.lowerBound])
-        let key = try RSAPublicKey(unsafePEMRepresentation: keyPEM)
-        return try OpenSSLVerifyBaseline(publicKey: key, signature: signature, message: Array(token[signed.lowerBound...].utf8))
+        return (try Base64.decode(token[open.endIndex..<close.lowerBound]), Array(token[signed.lowerBound...].utf8))
     }
 }

@@ -263,7 +263,7 @@ struct CLITests {
             results.compactMap { $0["operation"] as? String } == [
                 "rsa2048-verify", "rsa1024-verify", "rsa2048-sign", "rsa2048-decrypt-pkcs1", "rsa2048-decrypt-oaep-sha256", "base64-decode",
                 "token-parse", "token-parse-text", "token-verify", "service-verify", "token-verify-1024", "token-verify-1024-text",
-                "metadata-decrypt", "saml-verify-5k", "saml-verify-50k",
+                "token-verify-1024-glue", "metadata-decrypt", "saml-verify-5k", "saml-verify-50k",
             ])
         // token-parse is timed against OpenSSL's bare Base64 decode of the same token.
         #expect((results.first { $0["operation"] as? String == "token-parse" })?["baselineOpsPerSecond"] as? Double ?? 0 > 0)
