@@ -27,8 +27,8 @@ final class RSAPublicOperation: @unchecked Sendable {
     private let modulus: OpaquePointer
     private let montgomery: OpaquePointer
     private let representative: OpaquePointer
-    /// `s·R mod n`, the base in the Montgomery domain.
-    private let base: OpaquePointer
+    /// `s·R mod n`: the signature in the Montgomery domain.
+    private let montgomerySignature: OpaquePointer
     private let recovered: OpaquePointer
     /// e, which the key policy bounds to 64 bits, and the index of its highest set bit.
     private let exponentWord: UInt64
@@ -46,10 +46,10 @@ final class RSAPublicOperation: @unchecked Sendable {
         let context = BN_CTX_new()
         let montgomery = BN_MONT_CTX_new()
         let representative = BN_new()
-        let base = BN_new()
+        let montgomerySignature = BN_new()
         let recovered = BN_new()
         // The key policy has checked e (odd, 3 to 64 bits, below n); checked again here, next to the arithmetic.
-        guard let context, let montgomery, let representative, let base, let recovered,
+        guard let context, let montgomery, let representative, let montgomerySignature, let recovered,
             BN_is_odd(n) == 1, BN_is_odd(e) == 1, BN_num_bits(e) >= 2, BN_num_bits(e) <= 64, BN_ucmp(e, n) < 0,
             BN_MONT_CTX_set(montgomery, n, context) == 1
         else {
@@ -59,7 +59,7 @@ final class RSAPublicOperation: @unchecked Sendable {
             BN_CTX_free(context)
             BN_MONT_CTX_free(montgomery)
             BN_free(representative)
-            BN_free(base)
+            BN_free(montgomerySignature)
             BN_free(recovered)
             ERR_clear_error()
             throw TVECryptoError.openSSLFailure(reason: "could not set up the RSA public operation")
@@ -68,7 +68,7 @@ final class RSAPublicOperation: @unchecked Sendable {
         self.modulus = n
         self.montgomery = montgomery
         self.representative = representative
-        self.base = base
+        self.montgomerySignature = montgomerySignature
         self.recovered = recovered
         self.byteCount = (Int(BN_num_bits(n)) + 7) / 8
         // Checked above: e has 2 to 64 bits, so its big-endian bytes fit a UInt64.
@@ -84,24 +84,26 @@ final class RSAPublicOperation: @unchecked Sendable {
         BN_free(modulus)
         BN_MONT_CTX_free(montgomery)
         BN_free(representative)
-        BN_free(base)
+        BN_free(montgomerySignature)
         BN_free(recovered)
     }
 
     /// `recovered = representative^e mod n` (RSAVP1 step 2), for 0 <= representative < n.
     ///
-    /// The accumulator holds `s^k·R mod n` for the exponent's leading bits k; each lower bit squares it and, when
-    /// set, multiplies it by `base = s·R`. The last bit (e is odd) squares, then multiplies by `s` without R, which
-    /// leaves the ordinary `s^e mod n`.
+    /// `recovered` holds `s^k·R mod n`, where k is the number the exponent's bits read so far make; it starts at
+    /// `s·R` for the top bit. Each lower bit squares it and, when set, multiplies it by `s·R`. The last bit (e is odd)
+    /// squares, then multiplies by `s` without R, which leaves the ordinary `s^e mod n`.
     private func publicOperation() -> Bool {
-        guard BN_to_montgomery(base, representative, montgomery, bignumContext) == 1, BN_copy(recovered, base) != nil else {
-            return false
-        }
+        guard BN_to_montgomery(montgomerySignature, representative, montgomery, bignumContext) == 1,
+            BN_copy(recovered, montgomerySignature) != nil
+        else { return false }
         var bit = exponentTopBit - 1
         while bit > 0 {
             guard BN_mod_mul_montgomery(recovered, recovered, recovered, montgomery, bignumContext) == 1 else { return false }
             if exponentWord >> UInt64(bit) & 1 == 1 {
-                guard BN_mod_mul_montgomery(recovered, recovered, base, montgomery, bignumContext) == 1 else { return false }
+                guard BN_mod_mul_montgomery(recovered, recovered, montgomerySignature, montgomery, bignumContext) == 1 else {
+                    return false
+                }
             }
             bit -= 1
         }
