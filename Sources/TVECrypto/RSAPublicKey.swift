@@ -278,6 +278,26 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Hashes `message` with `padding`'s hash into `digest` and checks `signature` against that digest, with one pooled
+    /// context for both (its digest context, not one made per call): the media-token verifier's path, which keeps the
+    /// digest for its replay key and for further keys.
+    /// - Parameter digest: room for the hash's digest, written whenever the result is not `nil`.
+    /// - Returns: `nil` when the message could not be hashed, else whether the signature is valid.
+    package func hashAndCheckSignature(
+        _ signature: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, padding: RSASignaturePadding,
+        digest: UnsafeMutablePointer<UInt8>
+    ) -> Bool? {
+        let hash = padding.hash
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * backing.byteCount) { scratch -> Bool? in
+            let outcome = try? backing.withContext(for: .verify(hash)) { context -> Bool? in
+                guard context.hash(message, with: hash, into: digest) else { return nil }
+                guard signature.count == backing.byteCount, let operation = context.rsaPublic else { return false }
+                return operation.isValidPKCS1v15(signature: signature, digest: digest, hash: hash, scratch: scratch)
+            }
+            return outcome ?? nil
+        }
+    }
+
     // MARK: Encryption
 
     /// Encrypts `plaintext` to this key.

@@ -143,17 +143,19 @@ public struct MediaTokenVerifier: Sendable {
 
     /// Every check but one-time use: signature, requestor, resource, time.
     private func check(_ token: ShortMediaToken, signature: UnsafeRawBufferPointer, resourceID: String?) -> PendingMediaTokenVerification {
-        // One SHA-256 of the signed bytes serves the signature check and the replay key.
+        // One SHA-256 of the signed bytes, made with the first key's pooled digest context, serves every key's
+        // signature check and the replay key.
         var replayKey: TokenReplayKey?
         let signed = withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest -> Bool in
-            guard let base = digest.baseAddress,
-                (try? token.signedBytes.withUnsafeBytes {
-                    try HashFunction.sha256.digest($0, into: base.assumingMemoryBound(to: UInt8.self))
-                }) != nil
+            guard let base = digest.baseAddress?.assumingMemoryBound(to: UInt8.self), let firstKey = trustedKeys.first,
+                let first = token.signedBytes.withUnsafeBytes({
+                    firstKey.hashAndCheckSignature(signature, message: $0, padding: .pkcs1v15SHA256, digest: base)
+                })
             else { return false }
             let digestBytes = UnsafeRawBufferPointer(digest)
             replayKey = TokenReplayKey(sha256Digest: digestBytes)
-            return trustedKeys.contains { $0.isValidSignature(signature, digest: digestBytes, padding: .pkcs1v15SHA256) }
+            return first
+                || trustedKeys.dropFirst().contains { $0.isValidSignature(signature, digest: digestBytes, padding: .pkcs1v15SHA256) }
         }
         guard signed else {
             return .decided(.invalid(.invalidSignature, "no trusted key verifies the signature"))

@@ -243,6 +243,29 @@ struct MediaTokenVerifierTests {
         #expect(try TokenFixtures.verifier().verify(rotated.serialized).result == .invalidSignature)
     }
 
+    @Test(
+        "key rotation across key sizes: a token signed by a later key verifies after a first key of another size, and one-time use holds whichever key signed"
+    )
+    func keyRotationAcrossSizes() throws {
+        let pem = try TokenFixtures.bytes("TestVectors/fixtures/rsa1024.spki.pem")
+        let legacy = try RSAPublicKey(encodedKeyOrCertificate: pem, allowing1024BitKeys: true)
+        let token = try TokenFixtures.token().serialized
+        let replayGuard = InMemoryTokenReplayGuard()
+        let verifier = try MediaTokenVerifier(
+            trustedKeys: [legacy, TokenFixtures.otherKey.publicKey, TokenFixtures.key.publicKey], requestorID: "tvekit-test",
+            clock: FixedMediaTokenClock(milliseconds: TokenFixtures.now), replayGuard: replayGuard, allowing1024BitKeys: true)
+        #expect(verifier.verify(token).isValid)
+        #expect(verifier.verify(token).result == .tokenReplayed)
+        // The replay key is the SHA-256 of the signed bytes, the same whichever key verified.
+        let parsed = try ShortMediaToken(parsing: token)
+        let pending = verifier.verifyAwaitingReplayCheck(token)
+        guard case .awaitingReplayCheck(let check) = pending else {
+            Issue.record("the token should await its replay check")
+            return
+        }
+        #expect(check.key == (try TokenReplayKey(signedBytes: parsed.signedBytes)))
+    }
+
     @Test("time window boundaries with and without skew")
     func timeWindow() throws {
         let issued = TokenFixtures.now
