@@ -246,16 +246,10 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
         padding: RSASignaturePadding
     ) -> Bool {
         guard signatureBytes.count == backing.byteCount else { return false }
-        let hash = padding.hash
-        // Room for the digest, then the recovered and the expected encoded blocks.
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 + 2 * signatureBytes.count) { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return false }
-            let scratch = UnsafeMutableBufferPointer(rebasing: buffer[64...])
-            let valid = try? backing.withContext(for: .verify(hash)) { context -> Bool in
-                guard let operation = context.rsaPublic, context.hash(messageBytes, with: hash, into: base) else { return false }
-                return operation.isValidPKCS1v15(signature: signatureBytes, digest: base, hash: hash, scratch: scratch)
-            }
-            return valid == true
+        // Room for the largest digest (SHA-512).
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digest -> Bool in
+            guard let base = digest.baseAddress else { return false }
+            return hashAndCheckSignature(signatureBytes, message: messageBytes, padding: padding, digest: base) == true
         }
     }
 
@@ -279,8 +273,8 @@ public struct RSAPublicKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Hashes `message` with `padding`'s hash into `digest` and checks `signature` against that digest, with one pooled
-    /// context for both (its digest context, not one made per call): the media-token verifier's path, which keeps the
-    /// digest for its replay key and for further keys.
+    /// context for both (its digest context, not one made per call): ``isValidSignature(_:for:padding:)``'s core, and
+    /// the media-token verifier's path, which keeps the digest for its replay key and for further keys.
     /// - Parameter digest: room for the hash's digest, written whenever the result is not `nil`.
     /// - Returns: `nil` when the message could not be hashed, else whether the signature is valid.
     package func hashAndCheckSignature(

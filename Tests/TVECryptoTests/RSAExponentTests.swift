@@ -63,9 +63,8 @@ struct RSAExponentTests {
     @Test("rejectsDegenerateSignature: s = 0, 1, n − 1 and n fail, for every exponent and modulus size", arguments: keyNames)
     func degenerateSignaturesFail(name: String) throws {
         let publicKey = try Self.privateKey(name).publicKey
-        let size = publicKey.keySizeInBits
-        let count = (size + 7) / 8
-        let modulus = try Self.modulus(of: publicKey, byteCount: count)
+        let count = publicKey.modulusByteCount
+        let modulus = try #require(publicKey.modulusBytes, "\(name): no modulus in the key's DER")
         var modulusMinusOne = modulus
         modulusMinusOne[count - 1] -= 1  // n is odd: no borrow
         let candidates: [(String, [UInt8])] = [
@@ -79,29 +78,5 @@ struct RSAExponentTests {
                 #expect(!publicKey.isValidSignature(signature, for: message), "\(name): s = \(label)")
             }
         }
-    }
-
-    /// The modulus, big-endian in `byteCount` bytes, read from the key's PKCS#1 RSAPublicKey inside its SPKI.
-    static func modulus(of key: RSAPublicKey, byteCount: Int) throws -> [UInt8] {
-        let der = key.derRepresentation
-        // The first INTEGER after the BIT STRING's SEQUENCE header is n: find `02 len(n)` where the value has
-        // byteCount bytes after an optional leading zero.
-        for start in der.indices where der[start] == 0x02 {
-            var index = start + 1
-            guard index < der.count else { break }
-            var length = Int(der[index])
-            index += 1
-            if length & 0x80 != 0 {
-                let lengthBytes = length & 0x7F
-                guard lengthBytes <= 2, index + lengthBytes <= der.count else { continue }
-                length = der[index..<(index + lengthBytes)].reduce(0) { $0 << 8 | Int($1) }
-                index += lengthBytes
-            }
-            guard index + length <= der.count else { continue }
-            var value = Array(der[index..<(index + length)])
-            if value.first == 0 { value.removeFirst() }
-            if value.count == byteCount { return value }
-        }
-        throw TVECryptoError.malformedKey(reason: "no modulus of \(byteCount) bytes in the test key")
     }
 }

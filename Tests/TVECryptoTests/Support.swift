@@ -58,3 +58,28 @@ func cryptoError(_ body: () throws -> Void) -> TVECryptoError? {
         return nil
     }
 }
+
+extension RSAPublicKey {
+    /// The modulus, big-endian in ``modulusByteCount`` bytes, read from the PKCS#1 RSAPublicKey inside the key's
+    /// SubjectPublicKeyInfo DER (test helper): the first INTEGER of that many bytes, after an optional leading zero.
+    var modulusBytes: [UInt8]? {
+        let der = derRepresentation
+        for start in der.indices where der[start] == 0x02 {
+            var index = start + 1
+            guard index < der.count else { break }
+            var length = Int(der[index])
+            index += 1
+            if length & 0x80 != 0 {
+                let lengthBytes = length & 0x7F
+                guard lengthBytes <= 2, index + lengthBytes <= der.count else { continue }
+                length = der[index..<(index + lengthBytes)].reduce(0) { $0 << 8 | Int($1) }
+                index += lengthBytes
+            }
+            guard index + length <= der.count else { continue }
+            var value = Array(der[index..<(index + length)])
+            if value.first == 0 { value.removeFirst() }
+            if value.count == modulusByteCount { return value }
+        }
+        return nil
+    }
+}
